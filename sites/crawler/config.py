@@ -1,0 +1,72 @@
+"""A crawl's settings: the deployment defaults, overridden by the site's, snapshotted as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CrawlConfig:
+    start_url: str
+    max_pages: int = 1000
+    max_depth: int = 50
+    include_patterns: str = ""
+    exclude_patterns: str = ""
+    concurrency: int = 4
+    delay: float = 0.25
+    obey_robots: bool = True
+    check_external: bool = True
+    user_agent: str = "webaudit/0.1"
+    timeout: float = 10.0
+    max_bytes: int = 5_000_000
+    max_redirects: int = 20
+    allowed_networks: tuple[str, ...] = ()
+    retries: int = 4
+    backoff_seconds: float = 2.0
+    backoff_cap_seconds: float = 300.0
+    # Independent task chains working the frontier at once (each on any worker); politeness is shared out.
+    lanes: int = 1
+
+    @classmethod
+    def from_settings(cls, django_settings: Any, *, start_url: str, **overrides: Any) -> CrawlConfig:
+        values: dict[str, Any] = {
+            "start_url": start_url,
+            "max_pages": django_settings.WEBAUDIT_CRAWL_MAX_PAGES,
+            "max_depth": django_settings.WEBAUDIT_CRAWL_MAX_DEPTH,
+            "concurrency": django_settings.WEBAUDIT_CRAWL_CONCURRENCY,
+            "delay": django_settings.WEBAUDIT_CRAWL_DELAY,
+            "obey_robots": django_settings.WEBAUDIT_CRAWL_OBEY_ROBOTS,
+            "check_external": django_settings.WEBAUDIT_CRAWL_CHECK_EXTERNAL,
+            "user_agent": django_settings.WEBAUDIT_USER_AGENT,
+            "timeout": django_settings.WEBAUDIT_FETCH_TIMEOUT,
+            "max_bytes": django_settings.WEBAUDIT_FETCH_MAX_BYTES,
+            "max_redirects": django_settings.WEBAUDIT_FETCH_MAX_REDIRECTS,
+            "allowed_networks": tuple(django_settings.WEBAUDIT_ALLOWED_NETWORKS),
+            "retries": django_settings.WEBAUDIT_CRAWL_RETRIES,
+            "backoff_seconds": django_settings.WEBAUDIT_CRAWL_BACKOFF_SECONDS,
+            "backoff_cap_seconds": django_settings.WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS,
+            "lanes": getattr(django_settings, "WEBAUDIT_CRAWL_LANES", 1),
+        }
+        values.update({key: value for key, value in overrides.items() if value is not None})
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["allowed_networks"] = list(self.allowed_networks)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CrawlConfig:
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        values["allowed_networks"] = tuple(values.get("allowed_networks", ()))
+        return cls(**values)
+
+    @property
+    def lane_concurrency(self) -> int:
+        return max(1, -(-self.concurrency // self.lanes))
+
+    @property
+    def lane_delay(self) -> float:
+        return self.delay * self.lanes

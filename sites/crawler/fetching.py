@@ -1,0 +1,174 @@
+"""Fetch a batch of frontier URLs concurrently: robots.txt, per-host politeness, backoff, then parse."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from sites.crawler.config import CrawlConfig
+from sites.crawler.parse import ParsedPage, parse_html, robots_directives
+from sites.crawler.urls import CrawlScope, origin, site_key
+from sites.http import FetchPolicy, Fetcher, FetchResult, HostThrottle, RobotsRules, decode_body, robots_url
+from sites.http import parse_robots as robots_text_of
+
+# A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
+MAX_CRAWL_DELAY = 60.0
+RETRYABLE_STATUSES = frozenset({429, 503})
+HOST_UNREACHABLE = frozenset({"invalid_url", "dns", "connect", "blocked_address", "tls"})
+
+
+@dataclass(frozen=True)
+class FetchJob:
+    page_id: int
+    url: str
+    is_internal: bool
+    attempts: int = 0
+
+
+@dataclass
+class PageOutcome:
+    job: FetchJob
+    result: FetchResult | None = None  # None when robots.txt forbade the fetch
+    parsed: ParsedPage | None = None
+    encoding: str = ""
+    blocked_by_robots: bool = False
+    retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
+    noindex: bool = False
+    nofollow: bool = False
+
+    @property
+    def requests(self) -> int:
+        return 0 if self.result is None else len(self.result.redirects) + 1
+
+
+@dataclass
+class CrawlSession:
+    """What one process keeps between a crawl's batches: the pooled fetcher, the throttle, parsed robots."""
+
+    config: CrawlConfig
+    fetcher: Fetcher = field(init=False)
+    throttle: HostThrottle = field(init=False)
+    scope: CrawlScope = field(init=False)
+    rules: dict[str, RobotsRules] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        config = self.config
+        self.fetcher = Fetcher(
+            FetchPolicy(
+                user_agent=config.user_agent,
+                timeout=config.timeout,
+                max_bytes=config.max_bytes,
+                max_redirects=config.max_redirects,
+                allowed_networks=config.allowed_networks,
+                pool_size=max(10, config.lane_concurrency * 2),
+            )
+        )
+        self.throttle = HostThrottle(config.lane_concurrency, config.lane_delay)
+        self.scope = CrawlScope.from_text(config.start_url, config.include_patterns, config.exclude_patterns)
+        # Internal and external hosts have their own throttle slots, so twice the threads keep both busy.
+        self.pool = ThreadPoolExecutor(max_workers=config.lane_concurrency * 2, thread_name_prefix="fetch")
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.fetcher.close()
+
+    # robots.txt ---------------------------------------------------------------------------------------------
+    def origins_missing_robots(self, urls: list[str]) -> list[str]:
+        if not self.config.obey_robots:
+            return []
+        return sorted({origin(url) for url in urls} - set(self.rules))
+
+    def learn_robots(self, known: dict[str, str | None]) -> None:
+        for site_origin, text in known.items():
+            self.rules[site_origin] = RobotsRules(text, self.config.user_agent)
+
+    def fetch_robots(self, origins: list[str]) -> dict[str, str | None]:
+        """Fetch robots.txt of each origin (politely); return the texts to keep (None = disallow all)."""
+
+        def one(site_origin: str) -> tuple[str, str | None]:
+            robots = robots_url(site_origin + "/")
+            with self.throttle.slot(site_key(robots)):
+                result = self.fetcher.fetch(robots, max_bytes=500_000)
+            if result.error_kind in HOST_UNREACHABLE:
+                # Nothing answers there: the page fetches will fail with the real reason, which is what an
+                # audit must report, rather than "disallowed by robots.txt".
+                return site_origin, ""
+            return site_origin, robots_text_of(result)
+
+        texts = dict(self.pool.map(one, origins))
+        self.learn_robots(texts)
+        return texts
+
+    # pages --------------------------------------------------------------------------------------------------
+    def fetch_batch(self, jobs: list[FetchJob]) -> list[PageOutcome]:
+        return list(self.pool.map(self._fetch_one, jobs))
+
+    def _crawl_delay(self, url: str) -> float:
+        rules = self.rules.get(origin(url))
+        delay = rules.crawl_delay() if rules is not None else None
+        return min(delay or 0.0, MAX_CRAWL_DELAY)
+
+    def _fetch_one(self, job: FetchJob) -> PageOutcome:
+        outcome = PageOutcome(job)
+        if self.config.obey_robots:
+            rules = self.rules.get(origin(job.url))
+            if rules is not None and not rules.allowed(job.url):
+                outcome.blocked_by_robots = True
+                return outcome
+        host = site_key(job.url)
+        with self.throttle.slot(host, self._crawl_delay(job.url)):
+            result = self.fetcher.fetch(job.url)
+        outcome.result = result
+        if result.status in RETRYABLE_STATUSES and job.attempts < self.config.retries:
+            backoff = self.config.backoff_seconds * 2**job.attempts
+            outcome.retry_in = min(self.config.backoff_cap_seconds, max(result.retry_after or 0.0, backoff))
+            self.throttle.penalize(host, outcome.retry_in)
+            return outcome
+        header_noindex, header_nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
+        outcome.noindex, outcome.nofollow = header_noindex, header_nofollow
+        if self._should_parse(job, result):
+            _, outcome.encoding = decode_body(result.body[:65536], result.charset)
+            outcome.parsed = parse_html(result.body, url=result.final_url, encoding=outcome.encoding or None)
+            outcome.noindex |= outcome.parsed.noindex
+            outcome.nofollow |= outcome.parsed.nofollow
+        return outcome
+
+    def _should_parse(self, job: FetchJob, result: FetchResult) -> bool:
+        return (
+            job.is_internal
+            and result.status is not None
+            and 200 <= result.status < 300
+            and result.is_html
+            and self.scope.same_site(result.final_url)
+        )
+
+
+class SessionCache:
+    """Keep the last few crawls' sessions per process so batches reuse pooled connections."""
+
+    def __init__(self, size: int = 8) -> None:
+        self.size = size
+        self._sessions: OrderedDict[tuple[int, str], CrawlSession] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, crawl_id: int, config: CrawlConfig) -> CrawlSession:
+        key = (crawl_id, repr(config))
+        with self._lock:
+            session = self._sessions.get(key)
+            if session is None:
+                session = self._sessions[key] = CrawlSession(config)
+                while len(self._sessions) > self.size:
+                    _, old = self._sessions.popitem(last=False)
+                    old.close()
+            self._sessions.move_to_end(key)
+            return session
+
+    def drop(self, crawl_id: int) -> None:
+        with self._lock:
+            for key in [key for key in self._sessions if key[0] == crawl_id]:
+                self._sessions.pop(key).close()
+
+
+sessions = SessionCache()

@@ -1,0 +1,80 @@
+"""Extract what a crawl needs from an HTML page in one lxml parse: title, links, canonical, meta robots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import lxml.etree
+import lxml.html
+
+from sites.crawler.urls import normalize_url
+
+# Anchor texts beyond this are cut: they serve to recognise a link, not to archive the page.
+MAX_LINK_TEXT = 500
+
+
+@dataclass(frozen=True)
+class ExtractedLink:
+    url: str  # normalized absolute URL
+    text: str
+    tag: str  # "a" or "img"
+    nofollow: bool = False
+
+
+@dataclass
+class ParsedPage:
+    title: str = ""
+    links: list[ExtractedLink] = field(default_factory=list)
+    canonical: str = ""
+    noindex: bool = False
+    nofollow: bool = False
+    error: str = ""
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())[:MAX_LINK_TEXT]
+
+
+def robots_directives(content: str) -> tuple[bool, bool]:
+    """(noindex, nofollow) from a meta robots content or an X-Robots-Tag header value."""
+    tokens = {token.strip().lower() for token in content.replace(";", ",").split(",")}
+    none = "none" in tokens
+    return none or "noindex" in tokens, none or "nofollow" in tokens
+
+
+def parse_html(body: bytes, *, url: str, encoding: str | None = None) -> ParsedPage:
+    """Parse an HTML body fetched from `url`; malformed or empty input yields an empty page with `error` set."""
+    if not body.strip():
+        return ParsedPage(error="empty body")
+    try:
+        parser = lxml.html.HTMLParser(encoding=encoding, remove_comments=True, remove_pis=True)
+        root = lxml.html.document_fromstring(body, parser=parser)
+    except (lxml.etree.ParserError, ValueError, LookupError) as exc:
+        return ParsedPage(error=f"unparseable HTML: {exc}")
+    if root is None:
+        return ParsedPage(error="unparseable HTML")
+
+    page = ParsedPage()
+    base = url
+    for element in root.iter("base", "title", "meta", "link", "a", "img"):
+        tag = element.tag
+        if tag == "base" and base == url and element.get("href"):
+            base = normalize_url(element.get("href", ""), url) or url
+        elif tag == "title" and not page.title:
+            page.title = _squash(element.text_content())
+        elif tag == "meta" and (element.get("name") or "").lower() == "robots":
+            noindex, nofollow = robots_directives(element.get("content") or "")
+            page.noindex |= noindex
+            page.nofollow |= nofollow
+        elif tag == "link" and "canonical" in (element.get("rel") or "").lower().split():
+            page.canonical = normalize_url(element.get("href") or "", base) or page.canonical
+        elif tag == "a":
+            target = normalize_url(element.get("href") or "", base) if element.get("href") else None
+            if target:
+                rel = (element.get("rel") or "").lower().split()
+                page.links.append(ExtractedLink(target, _squash(element.text_content()), "a", "nofollow" in rel))
+        elif tag == "img":
+            target = normalize_url(element.get("src") or "", base) if element.get("src") else None
+            if target:
+                page.links.append(ExtractedLink(target, _squash(element.get("alt") or ""), "img"))
+    return page

@@ -1,0 +1,111 @@
+"""Dashboard forms: registering a site with its crawl settings, sharing it, and filtering a crawl's pages."""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.conf import settings
+
+from sites.crawler.urls import compile_patterns, normalize_url
+from sites.models import Site
+from sites.services.dashboard import SCOPES, STATUS_CLASSES, PageFilter
+
+PATTERN_HELP = "Regular expressions, one a line, matched anywhere in the URL."
+
+
+class SiteForm(forms.ModelForm):
+    # A CharField, not a URLField: Django's URLField accepts ftp:// and guesses schemes; the crawler takes
+    # exactly what normalize_url takes, so the form checks with the same function.
+    url = forms.CharField(
+        label="Start URL", max_length=2000,
+        help_text="Where crawls start, such as https://example.com/. Its host is the site.",
+        widget=forms.TextInput(attrs={"inputmode": "url", "autocomplete": "url", "placeholder": "https://"}),
+    )
+    max_pages = forms.IntegerField(label="Max pages", required=False, min_value=1)
+    max_depth = forms.IntegerField(label="Max depth", required=False, min_value=0)
+    concurrency = forms.IntegerField(label="Concurrent requests", required=False, min_value=1, max_value=32)
+    delay = forms.FloatField(label="Delay (seconds)", required=False, min_value=0, max_value=60)
+
+    class Meta:
+        model = Site
+        fields = ["url", "name", "max_pages", "max_depth", "include_patterns", "exclude_patterns",
+                  "concurrency", "delay", "obey_robots", "check_external"]
+        widgets = {
+            "include_patterns": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+            "exclude_patterns": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        }
+        labels = {"obey_robots": "Obey robots.txt", "check_external": "Check external links"}
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        defaults = {
+            "max_pages": settings.WEBAUDIT_CRAWL_MAX_PAGES,
+            "max_depth": settings.WEBAUDIT_CRAWL_MAX_DEPTH,
+            "concurrency": settings.WEBAUDIT_CRAWL_CONCURRENCY,
+            "delay": settings.WEBAUDIT_CRAWL_DELAY,
+        }
+        for name, default in defaults.items():
+            self.fields[name].help_text = f"Leave blank for the default ({default})."
+            self.fields[name].widget.attrs["placeholder"] = str(default)
+        self.fields["name"].help_text = "Optional; the URL is shown when empty."
+        self.fields["include_patterns"].help_text = PATTERN_HELP + " When set, only matching URLs are crawled."
+        self.fields["exclude_patterns"].help_text = PATTERN_HELP + " Matching URLs are never crawled."
+
+    def clean_url(self) -> str:
+        raw = self.cleaned_data["url"].strip()
+        # People type "example.com"; a URL without a scheme is taken as https.
+        candidate = raw if "://" in raw else f"https://{raw}"
+        normalized = normalize_url(candidate)
+        if normalized is None:
+            raise forms.ValidationError(
+                "Enter an http:// or https:// URL with a host name, such as https://example.com/.",
+                code="invalid_url",
+            )
+        return normalized
+
+    def _clean_patterns(self, name: str) -> str:
+        text = self.cleaned_data[name]
+        try:
+            compile_patterns(text)
+        except re.error as exc:  # compile_patterns names the line: "line 2 ('[a'): unterminated ..."
+            raise forms.ValidationError(f"Not a valid regular expression on {exc}", code="bad_pattern") from None
+        return text
+
+    def clean_include_patterns(self) -> str:
+        return self._clean_patterns("include_patterns")
+
+    def clean_exclude_patterns(self) -> str:
+        return self._clean_patterns("exclude_patterns")
+
+    def crawl_settings(self) -> dict:
+        """The cleaned crawl settings, as keyword arguments for site_create."""
+        return {name: self.cleaned_data[name] for name in self.Meta.fields if name not in ("url", "name")}
+
+
+class ShareForm(forms.Form):
+    username = forms.CharField(
+        label="Share with user", max_length=150,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "username"}),
+    )
+
+
+class PageFilterForm(forms.Form):
+    """The GET form above a crawl's page table; an unknown choice is ignored rather than an error page."""
+
+    status = forms.ChoiceField(
+        required=False, label="Status",
+        choices=[("", "Any status")] + [(key, label) for key, (label, _) in STATUS_CLASSES.items()],
+    )
+    scope = forms.ChoiceField(
+        required=False, label="Scope",
+        choices=[("", "Internal and external")] + [(key, label) for key, (label, _) in SCOPES.items()],
+    )
+    broken = forms.BooleanField(required=False, label="Broken only")
+    q = forms.CharField(required=False, label="URL contains", max_length=500)
+
+    def page_filter(self) -> PageFilter:
+        self.is_valid()
+        data = self.cleaned_data  # only the fields that were valid
+        return PageFilter(status=data.get("status", ""), scope=data.get("scope", ""),
+                          broken=data.get("broken", False), search=data.get("q", "").strip())

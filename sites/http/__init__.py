@@ -1,0 +1,22 @@
+"""The HTTP client every fetch of webaudit goes through, with robots.txt and per-host politeness."""
+
+from .client import Fetcher
+from .decoding import decode_body, is_html_type
+from .policy import FetchPolicy
+from .result import ErrorKind, FetchResult, Hop
+from .robots import RobotsRules, parse_robots, robots_url
+from .throttle import HostThrottle
+
+__all__ = [
+    "ErrorKind",
+    "FetchPolicy",
+    "FetchResult",
+    "Fetcher",
+    "HostThrottle",
+    "Hop",
+    "RobotsRules",
+    "decode_body",
+    "is_html_type",
+    "parse_robots",
+    "robots_url",
+]

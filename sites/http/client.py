@@ -1,0 +1,180 @@
+"""The one HTTP client of webaudit: pooled GETs with a total timeout, size caps, every redirect
+hop recorded and the private-address guard on every connection.
+
+Nothing else in the project imports requests; everything fetches through Fetcher.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import closing
+from http.cookiejar import DefaultCookiePolicy
+from types import TracebackType
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from urllib3.util.request import ACCEPT_ENCODING
+
+from .deadline import Deadline, enforce
+from .errors import classify
+from .guard import AddressGuard
+from .headers import parse_content_type, parse_retry_after
+from .policy import FetchPolicy
+from .result import ErrorKind, FetchResult, Hop
+from .transport import GuardedAdapter
+from .urls import same_resource, url_problem
+
+# Decoded bytes asked of urllib3 per read: large enough to keep the loop cheap, small enough that
+# the deadline is checked often and a decompression bomb overshoots the cap by at most this much.
+CHUNK_BYTES = 64 * 1024
+# A redirect's body is read up to this size so its connection can be reused; larger ones are dropped.
+REDIRECT_BODY_BYTES = 64 * 1024
+
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+
+
+def _accept_encoding() -> str:
+    # Offer brotli only when urllib3 found a brotli module to decode it with.
+    return "gzip, deflate, br" if "br" in ACCEPT_ENCODING.split(",") else "gzip, deflate"
+
+
+class Fetcher:
+    """Fetch URLs with GET under a FetchPolicy; one pooled session shared by all calling threads."""
+
+    def __init__(self, policy: FetchPolicy | None = None) -> None:
+        self.policy = policy or FetchPolicy()
+        session = requests.Session()
+        # Environment proxies would connect on our behalf and bypass the address guard.
+        session.trust_env = False
+        # Search engine crawlers are stateless, and a shared jar would leak cookies between sites
+        # and threads; so no cookie is ever stored.
+        session.cookies.set_policy(DefaultCookiePolicy(allowed_domains=[]))
+        session.headers.update(
+            {"User-Agent": self.policy.user_agent, "Accept": ACCEPT, "Accept-Encoding": _accept_encoding()}
+        )
+        adapter = GuardedAdapter(
+            AddressGuard(self.policy.allowed_networks),
+            pool_connections=max(10, self.policy.pool_size),
+            pool_maxsize=self.policy.pool_size,
+            max_retries=0,
+        )
+        session.mount("http://", adapter)
+        session.mount("https://", adapter)
+        self._session = session
+
+    def __enter__(self) -> Fetcher:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._session.close()
+
+    def fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
+        """GET `url`, following redirects; report any failure in the result instead of raising."""
+        started = time.monotonic()
+        result = FetchResult(url=url, final_url=url, status=None)
+        problem = url_problem(url)
+        if problem is not None:
+            result.error_kind, result.error = ErrorKind.INVALID_URL.value, f"Invalid URL {url!r}: {problem}"
+        else:
+            cap = self.policy.max_bytes if max_bytes is None else max_bytes
+            with enforce(self.policy.timeout) as deadline:
+                try:
+                    self._follow(result, deadline, cap)
+                except Exception as exc:  # A worker must never die of a bad page.
+                    result.error_kind, result.error = self._describe(exc, result, deadline)
+        result.retry_after = parse_retry_after(result.headers.get("retry-after"))
+        result.elapsed_ms = int((time.monotonic() - started) * 1000)
+        return result
+
+    def _describe(self, exc: Exception, result: FetchResult, deadline: Deadline) -> tuple[str, str]:
+        try:
+            host = urlsplit(result.final_url).hostname or result.final_url
+            kind, message = classify(exc, host=host, timeout=self.policy.timeout, deadline_passed=deadline.passed())
+            return kind.value, message
+        except Exception as bug:  # The classifier itself must not turn a bad page into a crash.
+            return ErrorKind.PROTOCOL.value, f"{type(exc).__name__} (unclassified: {type(bug).__name__})"
+
+    def _follow(self, result: FetchResult, deadline: Deadline, cap: int) -> None:
+        seen = {same_resource(result.url)}
+        while True:
+            response = self._get(result.final_url, deadline)
+            with closing(response):
+                result.status = response.status_code
+                result.headers = {name.lower(): value for name, value in response.headers.items()}
+                target = self._session.get_redirect_target(response)
+                if not target:
+                    result.content_type, result.charset = parse_content_type(
+                        result.headers.get("content-type", "")
+                    )
+                    self._read_final_body(response, result, deadline, cap)
+                    return
+                location = urljoin(result.final_url, target)
+                result.redirects.append(Hop(url=result.final_url, status=response.status_code, location=location))
+                self._discard_body(response, deadline)
+            problem = self._chain_problem(result, location, seen)
+            if problem is not None:
+                result.error_kind, result.error = problem[0].value, problem[1]
+                return
+            seen.add(same_resource(location))
+            # The next request is now the last one made; until it answers it has no status.
+            result.final_url, result.status, result.headers = location, None, {}
+
+    def _chain_problem(self, result: FetchResult, location: str, seen: set[str]) -> tuple[ErrorKind, str] | None:
+        problem = url_problem(location)
+        if problem is not None:
+            return ErrorKind.INVALID_URL, f"Redirect to unsupported URL {location!r}: {problem}"
+        if same_resource(location) in seen:
+            chain = " -> ".join([hop.url for hop in result.redirects] + [location])
+            return ErrorKind.REDIRECT_LOOP, f"Redirect loop: {chain}"
+        if len(result.redirects) > self.policy.max_redirects:
+            return ErrorKind.TOO_MANY_REDIRECTS, f"More than {self.policy.max_redirects} redirects"
+        return None
+
+    def _get(self, url: str, deadline: Deadline) -> requests.Response:
+        remaining = deadline.remaining()
+        if remaining <= 0:
+            raise TimeoutError("fetch deadline passed before the request")
+        return self._session.get(url, stream=True, allow_redirects=False, timeout=(remaining, remaining))
+
+    def _read_final_body(self, response: requests.Response, result: FetchResult, deadline: Deadline, cap: int) -> None:
+        body = bytearray()
+        try:
+            if self._read_body(response, deadline, cap, body):
+                result.error_kind = ErrorKind.TOO_LARGE.value
+                result.error = f"Body larger than {cap} bytes; truncated"
+        finally:
+            # A body cut by an error is still kept: a partial page beats none for diagnosis.
+            result.body = bytes(body)
+
+    def _discard_body(self, response: requests.Response, deadline: Deadline) -> None:
+        try:
+            self._read_body(response, deadline, REDIRECT_BODY_BYTES, bytearray())
+        except Exception:  # The redirect itself arrived; a broken body after it does not matter.
+            pass
+
+    def _read_body(self, response: requests.Response, deadline: Deadline, cap: int, sink: bytearray) -> bool:
+        """Read the decoded body into `sink` up to `cap` bytes; return True if there was more."""
+        raw = response.raw
+        while True:
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                raise TimeoutError("fetch deadline passed while reading the body")
+            sock = getattr(raw.connection, "sock", None)
+            if sock is not None:
+                sock.settimeout(min(remaining, self.policy.timeout))
+            # read1 returns what one network read gives; read(n) would wait for n bytes and let a
+            # slow server hold us past the deadline between two checks.
+            chunk = raw.read1(CHUNK_BYTES, decode_content=True)
+            if not chunk:
+                return False
+            room = cap - len(sink)
+            if len(chunk) > room:
+                sink += chunk[:room]
+                return True
+            sink += chunk
+

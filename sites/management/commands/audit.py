@@ -1,0 +1,121 @@
+"""`manage.py audit URL`: crawl a site (registering it if new) and write the JSON report."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from sites.models import Crawl
+from sites.services.crawls import CrawlError, crawl_cancel, crawl_run, crawl_start
+from sites.services.reports import crawl_report
+from sites.services.sites import SiteError, site_get_or_create
+
+
+class Progress:
+    """A progress bar on a terminal (tqdm on stderr); a line every few seconds when stderr is not a terminal."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.bar = None
+        self.last_line = 0.0
+        self.enabled = enabled
+        if enabled and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=1, unit="page", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, crawl: Crawl) -> None:
+        if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.total = crawl.pages_done + crawl.pages_queued
+            self.bar.n = crawl.pages_done
+            self.bar.set_postfix(failed=crawl.pages_failed, links=crawl.links_found, refresh=False)
+            self.bar.refresh()
+        elif time.monotonic() - self.last_line > 5 or not crawl.is_active:
+            self.last_line = time.monotonic()
+            print(f"crawl {crawl.pk}: {crawl.status}, {crawl.pages_done} done, {crawl.pages_queued} queued, "
+                  f"{crawl.pages_failed} failed", file=sys.stderr)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class Command(BaseCommand):
+    help = "Crawl a site (registering it if new) and write a JSON report of its pages and links."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("url", help="the start URL, e.g. https://example.com/")
+        parser.add_argument("--max-pages", type=int, help="stop after this many pages of the site")
+        parser.add_argument("--max-depth", type=int, help="follow links at most this many clicks from the start")
+        parser.add_argument("--concurrency", type=int, help="concurrent requests per host")
+        parser.add_argument("--delay", type=float, help="seconds between requests to one host")
+        parser.add_argument("--json", metavar="FILE", help="write the report here ('-' for standard output)")
+        parser.add_argument("--user", default="admin",
+                            help="owner of the site when it is new (created without a password if missing)")
+        parser.add_argument("--worker", action="store_true",
+                            help="hand the crawl to the Celery workers and follow its progress, "
+                                 "instead of crawling in this process")
+        parser.add_argument("--quiet", action="store_true", help="no progress output")
+
+    def handle(self, *args, **options) -> None:
+        for name in ("max_pages", "concurrency"):
+            if options[name] is not None and options[name] < 1:
+                raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
+        if options["max_depth"] is not None and options["max_depth"] < 0:
+            raise CommandError("--max-depth must be 0 or more")
+        if options["delay"] is not None and options["delay"] < 0:
+            raise CommandError("--delay must be 0 or more")
+        owner, _ = get_user_model().objects.get_or_create(username=options["user"])
+        try:
+            site, created = site_get_or_create(owner=owner, url=options["url"])
+            crawl = crawl_start(
+                site=site, requested_by=owner, enqueue=options["worker"], max_pages=options["max_pages"],
+                max_depth=options["max_depth"], concurrency=options["concurrency"], delay=options["delay"],
+            )
+        except (SiteError, CrawlError) as exc:
+            raise CommandError(str(exc)) from None
+        quiet = options["quiet"] or options["json"] == "-"
+        if not quiet:
+            self.stderr.write(f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); "
+                              f"crawl {crawl.pk}")
+        progress = Progress(enabled=not quiet)
+        try:
+            crawl = self._follow(crawl, progress) if options["worker"] else crawl_run(
+                crawl=crawl, on_progress=progress.update)
+        except KeyboardInterrupt:
+            crawl_cancel(crawl=crawl)
+            self.stderr.write("Interrupted: crawl cancelled; writing what was found.")
+        finally:
+            progress.close()
+        self._write(crawl, options["json"], quiet)
+        if crawl.status == Crawl.Status.FAILED:
+            raise CommandError(crawl.error or "the crawl failed")
+
+    def _follow(self, crawl: Crawl, progress: Progress) -> Crawl:
+        while True:
+            crawl.refresh_from_db()
+            progress.update(crawl)
+            if not crawl.is_active:
+                return crawl
+            time.sleep(1.0)
+
+    def _write(self, crawl: Crawl, destination: str | None, quiet: bool) -> None:
+        report = crawl_report(crawl)
+        if destination == "-":
+            json.dump(report, sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        elif destination:
+            with open(destination, "w", encoding="utf-8") as handle:
+                json.dump(report, handle, indent=1)
+        summary = report["crawl"]
+        if not quiet:
+            self.stderr.write(
+                f"Crawl {crawl.pk} {summary['status']}: {summary['pages_done']} pages, {summary['pages_failed']} "
+                f"broken, {summary['links_found']} links, {summary['requests_per_page']} requests per page"
+                + (f"; report written to {destination}" if destination else "")
+            )

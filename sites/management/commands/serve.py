@@ -1,0 +1,60 @@
+"""`manage.py serve`: the web server (gunicorn) and a Celery worker (with its beat) together; Ctrl-C stops both."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+
+class Command(BaseCommand):
+    help = "Run the web server and a Celery worker together until interrupted."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", type=int, default=8000)
+        parser.add_argument("--web-workers", type=int, default=2)
+        parser.add_argument("--worker-concurrency", type=int, default=2,
+                            help="crawls the Celery worker runs at once")
+
+    def handle(self, *args, **options) -> None:
+        python = sys.executable
+        commands = {
+            "web": [python, "-m", "gunicorn", "webaudit.wsgi", "--bind", f"{options['host']}:{options['port']}",
+                    "--workers", str(options["web_workers"]), "--threads", "4", "--access-logfile", "-"],
+            # -B runs the beat scheduler inside this worker: it re-enqueues crawls whose worker died.
+            "worker": [python, "-m", "celery", "-A", "webaudit", "worker", "-B", "-Q", "default,crawl",
+                       "--concurrency", str(options["worker_concurrency"]), "--loglevel", "INFO"],
+        }
+        processes = {name: subprocess.Popen(command) for name, command in commands.items()}
+        self.stdout.write(f"webaudit on http://{options['host']}:{options['port']}/ (web pid "
+                          f"{processes['web'].pid}, worker pid {processes['worker'].pid}); Ctrl-C stops both.")
+        stopping = False
+
+        def stop(*_args) -> None:
+            nonlocal stopping
+            stopping = True
+
+        signal.signal(signal.SIGINT, stop)
+        signal.signal(signal.SIGTERM, stop)
+        failed = None
+        while not stopping:
+            for name, process in processes.items():
+                if process.poll() is not None:
+                    failed = f"the {name} process exited with code {process.returncode}"
+                    stopping = True
+            time.sleep(0.5)
+        for process in processes.values():
+            if process.poll() is None:
+                process.terminate()
+        for process in processes.values():
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        if failed:
+            raise CommandError(f"Stopped: {failed}.")
+        self.stdout.write("Stopped web server and worker.")

@@ -1,0 +1,1 @@
+"""Business logic of sites and crawls: plain functions that views, admin, tasks and commands call."""

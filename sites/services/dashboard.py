@@ -1,0 +1,92 @@
+"""Read-side queries behind the dashboard: visible sites with their last crawl, and the report tables' filters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+
+from sites.models import BROKEN, Crawl, Link, Page, Site
+
+# What the URL itself answered. A redirected page counts as 3xx and also in the class of where it ended,
+# so "3xx" lists every redirect while "4xx" still lists a redirect that ends on a missing page.
+STATUS_CLASSES: dict[str, tuple[str, Q]] = {
+    "2xx": ("2xx success", Q(status_code__gte=200, status_code__lt=300)),
+    "3xx": ("3xx redirected", Q(status_code__gte=300, status_code__lt=400) | ~Q(redirects=[])),
+    "4xx": ("4xx client error", Q(status_code__gte=400, status_code__lt=500)),
+    "5xx": ("5xx server error", Q(status_code__gte=500, status_code__lt=600)),
+    "error": ("Fetch error", Q(state=Page.State.DONE) & ~Q(error_kind="") & ~Q(error_kind="robots")),
+    "robots": ("Blocked by robots.txt", Q(error_kind="robots")),
+    "pending": ("Not fetched yet", ~Q(state=Page.State.DONE)),
+}
+SCOPES: dict[str, tuple[str, Q]] = {
+    "internal": ("Internal (crawled)", Q(is_internal=True)),
+    "external": ("External (checked)", Q(is_internal=False)),
+}
+
+
+@dataclass(frozen=True)
+class PageFilter:
+    """The report's page-table filters; empty values mean no filtering."""
+
+    status: str = ""
+    scope: str = ""
+    broken: bool = False
+    search: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.status or self.scope or self.broken or self.search)
+
+
+def sites_with_last_crawl(*, user) -> QuerySet[Site]:
+    """The user's visible sites, each annotated with its latest crawl's id, status, date and pages done."""
+    latest = Crawl.objects.filter(site=OuterRef("pk")).order_by("-created_at", "-id")
+    return (
+        Site.objects.visible_to(user)
+        .select_related("owner")
+        .annotate(
+            last_crawl_id=Subquery(latest.values("id")[:1]),
+            last_crawl_status=Subquery(latest.values("status")[:1]),
+            last_crawl_at=Subquery(latest.values("created_at")[:1]),
+            last_crawl_pages=Subquery(latest.values("pages_done")[:1]),
+        )
+        .order_by("name", "url", "id")
+    )
+
+
+def crawls_visible_to(user) -> QuerySet[Crawl]:
+    """Crawls of the sites the user can see."""
+    return Crawl.objects.filter(site__in=Site.objects.visible_to(user).values("pk")).select_related("site")
+
+
+def report_pages(*, crawl: Crawl, page_filter: PageFilter) -> QuerySet[Page]:
+    """The crawl's pages (never their bodies) narrowed by the filter, shallowest first."""
+    pages = Page.objects.filter(crawl=crawl)
+    if page_filter.status in STATUS_CLASSES:
+        pages = pages.filter(STATUS_CLASSES[page_filter.status][1])
+    if page_filter.scope in SCOPES:
+        pages = pages.filter(SCOPES[page_filter.scope][1])
+    if page_filter.broken:
+        pages = pages.filter(BROKEN)
+    if page_filter.search:
+        pages = pages.filter(url__icontains=page_filter.search)
+    return pages.defer("content_hash", "canonical_url", "claim_token").order_by("depth", "id")
+
+
+def report_status_counts(*, crawl: Crawl) -> dict[str, int]:
+    """How many of the crawl's pages fall in each status class, plus the broken ones, in one query."""
+    aggregates = {key: Count("id", filter=condition) for key, (_, condition) in STATUS_CLASSES.items()}
+    return Page.objects.filter(crawl=crawl).aggregate(**aggregates, broken=Count("id", filter=BROKEN))
+
+
+def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
+    """Links of the crawl whose target was fetched and found broken, in the order they were found."""
+    broken_targets = Page.objects.filter(crawl=crawl).broken().values("id")
+    return (
+        Link.objects.filter(crawl=crawl, target__in=broken_targets)
+        .select_related("source", "target")
+        .only("id", "text", "tag", "target_url", "is_internal", "source__url", "target__status_code",
+              "target__error_kind", "target__fetch_error", "target__state")
+        .order_by("id")
+    )

@@ -1,0 +1,201 @@
+"""The crawl frontier kept in the database: seed it, claim batches, record fetches, admit discovered URLs.
+
+Every URL of a crawl is one Page row, unique per crawl, so no page is ever fetched twice. A batch is claimed
+with a token; a worker that dies leaves its claim to go stale after the lease, and another worker claims it again.
+A result is written only while its claim still holds, so a slow worker cannot write over a newer claim.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+
+from django.db import connection, transaction
+from django.db.models import Count, F, Max, Min, Q
+from django.utils import timezone
+
+from sites.crawler.config import CrawlConfig
+from sites.crawler.fetching import PageOutcome
+from sites.crawler.parse import ParsedPage
+from sites.crawler.urls import CrawlScope
+from sites.models import Crawl, Link, Page, PageBody, url_key
+
+# SQLite refuses statements with more than 32766 parameters; keys are looked up in slices well below that.
+KEY_SLICE = 900
+
+
+@dataclass(frozen=True)
+class FrontierStatus:
+    ready: bool
+    finished: bool
+    wait_seconds: float
+
+
+@dataclass
+class RecordStats:
+    pages: int = 0
+    links: int = 0
+    requests: int = 0
+
+
+def frontier_seed(*, crawl: Crawl, url: str) -> Page:
+    page, _ = Page.objects.get_or_create(
+        crawl=crawl, url_key=url_key(url), defaults={"url": url, "depth": 0, "is_internal": True}
+    )
+    return page
+
+
+def _claimable(crawl: Crawl, now, lease_seconds: float) -> Q:
+    stale = now - timedelta(seconds=lease_seconds)
+    ready = Q(state=Page.State.QUEUED) & (Q(not_before__isnull=True) | Q(not_before__lte=now))
+    return Q(crawl=crawl) & (ready | Q(state=Page.State.CLAIMED, claimed_at__lt=stale))
+
+
+def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uuid.UUID, list[Page]]:
+    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path)."""
+    token, now = uuid.uuid4(), timezone.now()
+    with transaction.atomic():
+        candidates = Page.objects.filter(_claimable(crawl, now, lease_seconds)).order_by("depth", "id")
+        if connection.features.has_select_for_update_skip_locked:
+            candidates = candidates.select_for_update(skip_locked=True)
+        ids = list(candidates.values_list("id", flat=True)[:size])
+        if ids:
+            Page.objects.filter(id__in=ids).update(state=Page.State.CLAIMED, claim_token=token, claimed_at=now)
+    pages = list(
+        Page.objects.filter(id__in=ids, claim_token=token).only("id", "url", "depth", "is_internal", "attempts")
+    )
+    return token, pages
+
+
+def frontier_status(*, crawl: Crawl, lease_seconds: float) -> FrontierStatus:
+    """Whether anything is left, and how long to wait before asking again when nothing is claimable now."""
+    now = timezone.now()
+    pending = Page.objects.filter(crawl=crawl).exclude(state=Page.State.DONE)
+    summary = pending.aggregate(
+        next_retry=Min("not_before", filter=Q(state=Page.State.QUEUED)),
+        last_claim=Max("claimed_at", filter=Q(state=Page.State.CLAIMED)),
+    )
+    if not pending.exists():
+        return FrontierStatus(ready=False, finished=True, wait_seconds=0.0)
+    waits = []
+    if summary["next_retry"]:
+        waits.append((summary["next_retry"] - now).total_seconds())
+    if summary["last_claim"]:
+        # Another worker is busy with a batch: look again soon, since it will add what it discovers.
+        until_stale = (summary["last_claim"] + timedelta(seconds=lease_seconds) - now).total_seconds()
+        waits.append(min(2.0, until_stale))
+    wait = max(0.0, min(waits)) if waits else 0.0
+    return FrontierStatus(ready=wait == 0.0, finished=False, wait_seconds=wait)
+
+
+def _page_fields(outcome: PageOutcome, now) -> dict:
+    if outcome.blocked_by_robots or outcome.result is None:
+        return {"error_kind": "robots", "fetch_error": "Disallowed by robots.txt; not fetched.", "fetched_at": now}
+    result = outcome.result
+    parsed = outcome.parsed or ParsedPage()
+    fetch_error = result.error or (f"Malformed HTML: {parsed.error}" if parsed.error and result.body else "")
+    return {
+        "status_code": result.status,
+        "final_url": result.final_url,
+        "redirects": [asdict(hop) for hop in result.redirects],
+        "content_type": result.content_type[:200],
+        "size": len(result.body) if result.status is not None else None,
+        "content_hash": hashlib.sha256(result.body).hexdigest() if result.body else "",
+        "response_ms": result.elapsed_ms,
+        "title": parsed.title[:1000],
+        "canonical_url": parsed.canonical,
+        "noindex": outcome.noindex,
+        "nofollow": outcome.nofollow,
+        "error_kind": result.error_kind,
+        "fetch_error": fetch_error,
+        "fetched_at": now,
+    }
+
+
+def frontier_record(
+    *, crawl: Crawl, scope: CrawlScope, config: CrawlConfig, token: uuid.UUID, pages: list[Page],
+    outcomes: list[PageOutcome],
+) -> RecordStats:
+    """Write a fetched batch: page results, bodies, links, and the URLs they lead to, in one transaction."""
+    stats, now = RecordStats(), timezone.now()
+    by_id = {page.pk: page for page in pages}
+    discovered: list[tuple[Page, ParsedPage, bool]] = []
+    with transaction.atomic():
+        for outcome in outcomes:
+            page = by_id[outcome.job.page_id]
+            stats.requests += outcome.requests
+            mine = Page.objects.filter(pk=page.pk, claim_token=token, state=Page.State.CLAIMED)
+            if outcome.retry_in is not None:
+                mine.update(
+                    state=Page.State.QUEUED, attempts=F("attempts") + 1, claim_token=None, claimed_at=None,
+                    not_before=now + timedelta(seconds=outcome.retry_in), status_code=outcome.result.status,
+                )
+                continue
+            if not mine.update(state=Page.State.DONE, claim_token=None, **_page_fields(outcome, now)):
+                continue  # our claim went stale and another worker took the page over: its result stands
+            stats.pages += 1
+            result = outcome.result
+            if result is not None and result.body and result.is_html:
+                PageBody.compress(page, result.body, outcome.encoding).save(force_insert=True)
+            if outcome.parsed and outcome.parsed.links:
+                discovered.append((page, outcome.parsed, not outcome.nofollow or not config.obey_robots))
+        stats.links = _admit_and_link(crawl, scope, config, discovered)
+    return stats
+
+
+def _existing_ids(crawl: Crawl, keys: list[str]) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for start in range(0, len(keys), KEY_SLICE):
+        chunk = keys[start : start + KEY_SLICE]
+        found.update(Page.objects.filter(crawl=crawl, url_key__in=chunk).values_list("url_key", "id"))
+    return found
+
+
+def _admit_and_link(
+    crawl: Crawl, scope: CrawlScope, config: CrawlConfig, discovered: list[tuple[Page, ParsedPage, bool]]
+) -> int:
+    """Create frontier rows for new URLs within the limits, then one Link row per link found."""
+    if not discovered:
+        return 0
+    wanted: dict[str, tuple[str, int, bool]] = {}  # key -> (url, depth, internal)
+    for source, parsed, follow in discovered:
+        for link in parsed.links:
+            key = url_key(link.url)
+            if key in wanted:
+                continue
+            if scope.contains(link.url):
+                if follow and source.depth + 1 <= config.max_depth:
+                    wanted[key] = (link.url, source.depth + 1, True)
+            elif config.check_external and not scope.same_site(link.url):
+                wanted[key] = (link.url, source.depth + 1, False)
+
+    all_keys = {url_key(link.url) for _, parsed, _ in discovered for link in parsed.links}
+    known = _existing_ids(crawl, sorted(all_keys))
+    fresh = [(key, value) for key, value in wanted.items() if key not in known]
+    if fresh:
+        counts = Page.objects.filter(crawl=crawl).aggregate(
+            internal=Count("id", filter=Q(is_internal=True)), external=Count("id", filter=Q(is_internal=False))
+        )
+        # External checks are capped like pages, so a link farm cannot turn an audit into a web crawl.
+        room = {True: config.max_pages - counts["internal"], False: config.max_pages - counts["external"]}
+        admitted = []
+        for key, (url, depth, internal) in fresh:
+            if room[internal] > 0:
+                room[internal] -= 1
+                admitted.append(Page(crawl=crawl, url=url, url_key=key, depth=depth, is_internal=internal))
+        Page.objects.bulk_create(admitted, ignore_conflicts=True, batch_size=500)
+        known.update(_existing_ids(crawl, [page.url_key for page in admitted]))
+
+    links = [
+        Link(
+            crawl=crawl, source=source, target_id=known.get(url_key(link.url)), target_url=link.url,
+            text=link.text, tag=link.tag, is_internal=scope.same_site(link.url), nofollow=link.nofollow,
+        )
+        for source, parsed, _ in discovered
+        for link in parsed.links
+    ]
+    Link.objects.bulk_create(links, batch_size=1000)
+    return len(links)
+

@@ -1,0 +1,122 @@
+"""A crawl's report as plain data: the JSON the CLI writes and the dashboard offers, and its CSV tables."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+
+from django.db.models import QuerySet
+
+from sites.models import Crawl, Link, Page
+
+PAGE_FIELDS = ("id", "url", "state", "status_code", "final_url", "redirects", "title", "depth", "size",
+               "response_ms", "content_type", "is_internal", "error_kind", "fetch_error", "noindex", "nofollow",
+               "canonical_url")
+CSV_PAGE_COLUMNS = ("url", "status", "final_url", "redirects", "title", "depth", "size", "response_ms",
+                    "content_type", "internal", "error")
+CSV_LINK_COLUMNS = ("source", "target", "text", "tag", "internal", "status", "error")
+
+
+def page_as_report(values: dict) -> dict:
+    return {
+        "url": values["url"],
+        "status": values["status_code"],
+        "final_url": values["final_url"] or None,
+        "redirects": values["redirects"],
+        "title": values["title"],
+        "depth": values["depth"],
+        "size": values["size"],
+        "response_ms": values["response_ms"],
+        "content_type": values["content_type"],
+        "internal": values["is_internal"],
+        "error": values["fetch_error"] or None,
+        "error_kind": values["error_kind"] or None,
+        "fetched": values["state"] == Page.State.DONE,
+        "noindex": values["noindex"],
+        "nofollow": values["nofollow"],
+        "canonical": values["canonical_url"] or None,
+    }
+
+
+def iter_report_pages(crawl: Crawl) -> Iterator[dict]:
+    pages = Page.objects.filter(crawl=crawl).order_by("depth", "id").values(*PAGE_FIELDS)
+    for values in pages.iterator(chunk_size=2000):
+        yield page_as_report(values)
+
+
+def report_links(crawl: Crawl) -> QuerySet:
+    return (
+        Link.objects.filter(crawl=crawl)
+        .order_by("id")
+        .values("source__url", "target_url", "text", "tag", "is_internal", "target__status_code",
+                "target__fetch_error", "target__state")
+    )
+
+
+def link_as_report(values: dict) -> dict:
+    checked = values["target__state"] == Page.State.DONE
+    return {
+        "source": values["source__url"],
+        "target": values["target_url"],
+        "text": values["text"],
+        "tag": values["tag"],
+        "internal": values["is_internal"],
+        "status": values["target__status_code"] if checked else None,
+        "error": (values["target__fetch_error"] or None) if checked else None,
+        "checked": checked,
+    }
+
+
+def iter_report_links(crawl: Crawl) -> Iterator[dict]:
+    for values in report_links(crawl).iterator(chunk_size=5000):
+        yield link_as_report(values)
+
+
+def crawl_summary(crawl: Crawl) -> dict:
+    fetched = max(crawl.pages_done, 1)
+    return {
+        "id": crawl.pk,
+        "status": crawl.status,
+        "error": crawl.error or None,
+        "started_at": crawl.started_at.isoformat() if crawl.started_at else None,
+        "finished_at": crawl.finished_at.isoformat() if crawl.finished_at else None,
+        "pages_done": crawl.pages_done,
+        "pages_queued": crawl.pages_queued,
+        "pages_failed": crawl.pages_failed,
+        "links_found": crawl.links_found,
+        "requests": crawl.requests_made,
+        "requests_per_page": round(crawl.requests_made / fetched, 3),
+        "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
+    }
+
+
+def crawl_report(crawl: Crawl) -> dict:
+    """The whole report: {"site", "crawl", "pages", "links"}; later checks add their verdicts to it."""
+    return {
+        "site": {"id": crawl.site_id, "url": crawl.site.url, "name": crawl.site.name},
+        "crawl": crawl_summary(crawl),
+        "pages": list(iter_report_pages(crawl)),
+        "links": list(iter_report_links(crawl)),
+    }
+
+
+def _csv_value(value) -> str:
+    if isinstance(value, list):
+        return " -> ".join(f"{hop['status']} {hop['location']}" for hop in value)
+    text = "" if value is None else str(value)
+    # A cell starting with = + - @ is a formula to spreadsheets; page titles come from strangers' sites.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def iter_csv_rows(rows: Iterator[dict], columns: tuple[str, ...]) -> Iterator[str]:
+    """CSV text line by line (streamed to the browser), header first."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    yield buffer.getvalue()
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow([_csv_value(row.get(column)) for column in columns])
+        yield buffer.getvalue()

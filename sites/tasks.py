@@ -1,0 +1,40 @@
+"""Celery tasks: thin wrappers that call sites.services.crawls."""
+
+from __future__ import annotations
+
+import logging
+
+from celery import shared_task
+from celery.signals import worker_ready
+from django.db import DatabaseError
+
+from sites.services import crawls
+
+log = logging.getLogger(__name__)
+
+
+@shared_task(autoretry_for=(DatabaseError,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
+def crawl_step(crawl_id: int, lane: int = 0) -> None:
+    """Work on a crawl for one step, then enqueue the next step of this lane while work is left."""
+    try:
+        result = crawls.crawl_step(crawl_id=crawl_id)
+    except DatabaseError:
+        raise
+    except Exception as exc:
+        # A bug, not a bad page (pages never raise): end the crawl visibly instead of retrying forever.
+        log.exception("crawl %s failed", crawl_id)
+        crawls.crawl_fail(crawl_id=crawl_id, error=f"Internal error: {type(exc).__name__}: {exc}")
+        return
+    if result.more:
+        crawl_step.apply_async((crawl_id, lane), countdown=result.wait or None)
+
+
+@shared_task
+def crawls_resume_stalled() -> list[int]:
+    return crawls.crawls_resume_stalled()
+
+
+@worker_ready.connect
+def _resume_stalled_crawls_on_start(sender=None, **kwargs) -> None:
+    # A worker starting after a crash is the first to notice crawls whose worker died.
+    crawls_resume_stalled.delay()

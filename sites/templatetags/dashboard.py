@@ -1,0 +1,38 @@
+"""Template helpers for the dashboard: status classes for badges, durations, and pagination links."""
+
+from __future__ import annotations
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def status_class(code: int | None) -> str:
+    """The CSS class of an HTTP status badge: s2xx, s3xx, s4xx, s5xx, or snone when there was no answer."""
+    if not code:
+        return "snone"
+    return f"s{min(max(code // 100, 1), 5)}xx"
+
+
+@register.filter
+def duration(seconds: float | None) -> str:
+    """A duration as people read it: "45 s", "3 min 05 s", "2 h 04 min"."""
+    if seconds is None:
+        return "–"
+    total = int(seconds)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+@register.simple_tag(takes_context=True)
+def page_query(context, param: str, number: int) -> str:
+    """The current query string with `param` set to `number`, so filters survive pagination."""
+    query = context["request"].GET.copy()
+    query[param] = number
+    return "?" + query.urlencode()

@@ -1,0 +1,240 @@
+"""Dashboard views: thin interfaces over sites.services.
+
+Every lookup goes through what the user may see, so someone else's site or crawl answers 404, never 403.
+GET never changes anything; starting, cancelling and sharing are POST forms with CSRF.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from sites.forms import PageFilterForm, ShareForm, SiteForm
+from sites.models import Crawl, Site
+from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
+from sites.services.dashboard import (
+    crawls_visible_to,
+    report_broken_links,
+    report_pages,
+    report_status_counts,
+    sites_with_last_crawl,
+)
+from sites.services.reports import (
+    CSV_LINK_COLUMNS,
+    CSV_PAGE_COLUMNS,
+    crawl_report,
+    crawl_summary,
+    iter_csv_rows,
+    iter_report_links,
+    iter_report_pages,
+)
+from sites.services.sites import SiteError, site_create, site_share
+
+SITES_PER_PAGE = 25
+CRAWLS_PER_PAGE = 20
+ROWS_PER_PAGE = 50
+# json.iterencode yields tokens of a few bytes; sending them in ~64 KB pieces keeps the stream cheap.
+JSON_CHUNK_CHARS = 64 * 1024
+
+
+def _visible_site(request: HttpRequest, site_id: int) -> Site:
+    return get_object_or_404(Site.objects.visible_to(request.user).select_related("owner"), pk=site_id)
+
+
+def _visible_crawl(request: HttpRequest, crawl_id: int) -> Crawl:
+    return get_object_or_404(crawls_visible_to(request.user), pk=crawl_id)
+
+
+def _can_manage(user, site: Site) -> bool:
+    return user.is_superuser or site.owner_id == user.pk
+
+
+@login_required
+@require_GET
+def site_list(request: HttpRequest) -> HttpResponse:
+    page_obj = Paginator(sites_with_last_crawl(user=request.user), SITES_PER_PAGE).get_page(request.GET.get("page"))
+    return render(request, "sites/site_list.html", {"page_obj": page_obj})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def site_add(request: HttpRequest) -> HttpResponse:
+    form = SiteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            site = site_create(owner=request.user, url=form.cleaned_data["url"], name=form.cleaned_data["name"],
+                               **form.crawl_settings())
+        except SiteError as exc:
+            form.add_error("url", str(exc))
+        else:
+            messages.success(request, f"Added {site}. Start a crawl when you are ready.")
+            return redirect("sites:detail", site_id=site.pk)
+    return render(request, "sites/site_form.html", {"form": form})
+
+
+def _site_detail(request: HttpRequest, site: Site, share_form: ShareForm | None = None) -> HttpResponse:
+    crawls = Paginator(site.crawls.select_related("requested_by"), CRAWLS_PER_PAGE).get_page(request.GET.get("page"))
+    can_manage = _can_manage(request.user, site)
+    context = {
+        "site": site,
+        "crawls": crawls,
+        "active_crawl": site.crawls.filter(status__in=Crawl.ACTIVE).first(),
+        "settings_summary": _settings_summary(site),
+        "can_manage": can_manage,
+        "shared_with": site.shared_with.order_by("username") if can_manage else None,
+        "share_form": share_form or (ShareForm() if can_manage else None),
+    }
+    return render(request, "sites/site_detail.html", context, status=400 if share_form else 200)
+
+
+def _settings_summary(site: Site) -> list[tuple[str, object, bool]]:
+    """(label, value in force, whether it is the deployment default) for the site's numeric settings."""
+    rows = [
+        ("Max pages", site.max_pages, settings.WEBAUDIT_CRAWL_MAX_PAGES),
+        ("Max depth", site.max_depth, settings.WEBAUDIT_CRAWL_MAX_DEPTH),
+        ("Concurrent requests", site.concurrency, settings.WEBAUDIT_CRAWL_CONCURRENCY),
+        ("Delay between requests (s)", site.delay, settings.WEBAUDIT_CRAWL_DELAY),
+    ]
+    return [(label, default if value is None else value, value is None) for label, value, default in rows]
+
+
+@login_required
+@require_GET
+def site_detail(request: HttpRequest, site_id: int) -> HttpResponse:
+    return _site_detail(request, _visible_site(request, site_id))
+
+
+@login_required
+@require_POST
+def site_share_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _visible_site(request, site_id)
+    if not _can_manage(request.user, site):
+        raise PermissionDenied("Only the site's owner can share it.")
+    form = ShareForm(request.POST)
+    if form.is_valid():
+        try:
+            site_share(site=site, username=form.cleaned_data["username"])
+        except SiteError as exc:
+            form.add_error("username", str(exc))
+        else:
+            messages.success(request, f"Shared {site} with {form.cleaned_data['username'].strip()}.")
+            return redirect("sites:detail", site_id=site.pk)
+    return _site_detail(request, site, share_form=form)
+
+
+@login_required
+@require_POST
+def crawl_start_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _visible_site(request, site_id)
+    try:
+        crawl = crawl_start(site=site, requested_by=request.user)
+    except CrawlError as exc:
+        messages.error(request, f"The crawl could not start: {exc}")
+        return redirect("sites:detail", site_id=site.pk)
+    return redirect("sites:crawl", crawl_id=crawl.pk)
+
+
+@login_required
+@require_GET
+def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
+    crawl = _visible_crawl(request, crawl_id)
+    filter_form = PageFilterForm(request.GET)
+    page_filter = filter_form.page_filter()
+    pages = Paginator(report_pages(crawl=crawl, page_filter=page_filter), ROWS_PER_PAGE)
+    links = Paginator(report_broken_links(crawl=crawl), ROWS_PER_PAGE)
+    context = {
+        "crawl": crawl,
+        "site": crawl.site,
+        "filter_form": filter_form,
+        "page_filter": page_filter,
+        "pages": pages.get_page(request.GET.get("page")),
+        "broken_links": links.get_page(request.GET.get("lpage")),
+        "counts": report_status_counts(crawl=crawl),
+    }
+    return render(request, "sites/crawl_detail.html", context)
+
+
+@never_cache
+@login_required
+@require_GET
+def crawl_progress(request: HttpRequest, crawl_id: int) -> HttpResponse:
+    """The progress panel alone, which htmx polls; it drops its polling attributes once the crawl ends."""
+    crawl = _visible_crawl(request, crawl_id)
+    response = render(request, "partials/crawl_progress.html", {"crawl": crawl})
+    if request.GET.get("was_active") and not crawl.is_active and getattr(request, "htmx", False):
+        # The crawl ended since the last poll: reload the whole page so the report tables are complete.
+        response["HX-Refresh"] = "true"
+    return response
+
+
+@never_cache
+@login_required
+@require_GET
+def crawl_progress_json(request: HttpRequest, crawl_id: int) -> JsonResponse:
+    return JsonResponse(crawl_summary(_visible_crawl(request, crawl_id)))
+
+
+@login_required
+@require_POST
+def crawl_cancel_view(request: HttpRequest, crawl_id: int) -> HttpResponse:
+    crawl = _visible_crawl(request, crawl_id)
+    if crawl_cancel(crawl=crawl):
+        messages.success(request, "The crawl was cancelled; the pages fetched so far are kept.")
+    else:
+        messages.info(request, f"The crawl had already ended ({crawl.get_status_display().lower()}).")
+    return redirect("sites:crawl", crawl_id=crawl.pk)
+
+
+def _attachment(response: HttpResponse, crawl: Crawl, suffix: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="webaudit-crawl-{crawl.pk}-{suffix}"'
+    return response
+
+
+def _chunked(pieces: Iterable[str], size: int = JSON_CHUNK_CHARS) -> Iterator[str]:
+    buffer: list[str] = []
+    length = 0
+    for piece in pieces:
+        buffer.append(piece)
+        length += len(piece)
+        if length >= size:
+            yield "".join(buffer)
+            buffer, length = [], 0
+    if buffer:
+        yield "".join(buffer)
+
+
+@login_required
+@require_GET
+def crawl_report_json(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
+    crawl = _visible_crawl(request, crawl_id)
+    # crawl_report builds the report in memory (it stays the single source of the schema); the encoding
+    # is streamed so the response never holds the whole text as well.
+    encoded = json.JSONEncoder(ensure_ascii=False, indent=1).iterencode(crawl_report(crawl))
+    response = StreamingHttpResponse(_chunked(encoded), content_type="application/json; charset=utf-8")
+    return _attachment(response, crawl, "report.json")
+
+
+@login_required
+@require_GET
+def crawl_pages_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
+    crawl = _visible_crawl(request, crawl_id)
+    rows = iter_csv_rows(iter_report_pages(crawl), CSV_PAGE_COLUMNS)
+    return _attachment(StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "pages.csv")
+
+
+@login_required
+@require_GET
+def crawl_links_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
+    crawl = _visible_crawl(request, crawl_id)
+    rows = iter_csv_rows(iter_report_links(crawl), CSV_LINK_COLUMNS)
+    return _attachment(StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "links.csv")

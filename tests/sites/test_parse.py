@@ -1,0 +1,52 @@
+"""HTML parsing: links with their text, base href, canonical, meta robots, and malformed input."""
+
+from sites.crawler.parse import parse_html, robots_directives
+
+
+def test_links_come_with_anchor_text_and_images_with_alt():
+    page = parse_html(
+        b'<html><head><title> My  page </title></head><body><a href="/a">Go <b>there</b></a>'
+        b'<img src="pic.png" alt="A picture"><a href="mailto:x@y.z">mail</a><a>no href</a>'
+        b'<a href="/n" rel="nofollow sponsored">ad</a></body></html>',
+        url="http://example.com/dir/page.html",
+    )
+    assert page.title == "My page"
+    assert [(link.url, link.text, link.tag, link.nofollow) for link in page.links] == [
+        ("http://example.com/a", "Go there", "a", False),
+        ("http://example.com/dir/pic.png", "A picture", "img", False),
+        ("http://example.com/n", "ad", "a", True),
+    ]
+
+
+def test_base_href_changes_where_relative_links_point():
+    page = parse_html(b'<head><base href="http://cdn.example.org/root/"></head><a href="x">x</a>',
+                      url="http://example.com/a/")
+    assert page.links[0].url == "http://cdn.example.org/root/x"
+
+
+def test_canonical_and_meta_robots_are_read():
+    page = parse_html(
+        b'<head><link rel="canonical" href="/real"><meta name="ROBOTS" content="NOINDEX,follow"></head>',
+        url="http://example.com/copy?utm=1",
+    )
+    assert (page.canonical, page.noindex, page.nofollow) == ("http://example.com/real", True, False)
+    assert robots_directives("none") == (True, True)
+
+
+def test_the_declared_encoding_is_used():
+    body = '<title>Привет</title><a href="/é">ссылка</a>'.encode("windows-1251", "replace")
+    page = parse_html(body, url="http://example.com/", encoding="windows-1251")
+    assert page.title == "Привет" and page.links[0].text == "ссылка"
+
+
+def test_malformed_binary_and_empty_input_never_raise():
+    assert parse_html(b"", url="http://example.com/").error == "empty body"
+    garbage = parse_html(bytes(range(256)) * 50, url="http://example.com/")
+    assert garbage.links == []
+    broken = parse_html(b"<html><a href='/x'>unclosed <table><tr><td></div></span>", url="http://example.com/")
+    assert [link.url for link in broken.links] == ["http://example.com/x"]
+
+
+def test_very_long_anchor_text_is_cut():
+    page = parse_html(b"<a href='/x'>" + b"word " * 1000 + b"</a>", url="http://example.com/")
+    assert len(page.links[0].text) == 500

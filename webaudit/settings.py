@@ -1,0 +1,212 @@
+"""Settings: one module that runs with zero environment variables (SQLite and a file broker under var/).
+
+Every variable is listed in .env.example. Production sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL (Redis),
+WEBAUDIT_SECRET_KEY, WEBAUDIT_ALLOWED_HOSTS and WEBAUDIT_HTTPS=1.
+Reference: https://docs.djangoproject.com/en/5.2/ref/settings/
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(env_str("WEBAUDIT_VAR_DIR", str(BASE_DIR / "var"))).resolve()
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _secret_key() -> str:
+    """Use WEBAUDIT_SECRET_KEY, else a key generated once and kept in var/secret_key (embedded default)."""
+    configured = env_str("WEBAUDIT_SECRET_KEY")
+    if configured:
+        return configured
+    key_file = VAR_DIR / "secret_key"
+    if not key_file.exists():
+        key_file.write_text(secrets.token_urlsafe(64))
+        key_file.chmod(0o600)
+    return key_file.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("WEBAUDIT_DEBUG", False)
+ALLOWED_HOSTS = env_list("WEBAUDIT_ALLOWED_HOSTS", ("localhost", "127.0.0.1", "[::1]"))
+CSRF_TRUSTED_ORIGINS = env_list("WEBAUDIT_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "django_htmx",
+    # `sites` shares its label with django.contrib.sites, which must never be installed.
+    "sites",
+    "checks",
+    "mwim",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "webaudit.urls"
+WSGI_APPLICATION = "webaudit.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Database: DATABASE_URL (postgres://user:pass@host:5432/name) or SQLite under var/.
+# SQLite runs in WAL mode with IMMEDIATE transactions so the web process and the worker can write side by side.
+DATABASES = {
+    "default": dj_database_url.parse(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'webaudit.sqlite3'}"),
+        conn_max_age=env_int("WEBAUDIT_DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_health_checks=True,
+    )
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "sites:list"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = VAR_DIR / "staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+# HTTPS hardening (https://docs.djangoproject.com/en/5.2/howto/deployment/checklist/): on behind TLS.
+WEBAUDIT_HTTPS = env_bool("WEBAUDIT_HTTPS", False)
+SECURE_SSL_REDIRECT = WEBAUDIT_HTTPS
+SESSION_COOKIE_SECURE = WEBAUDIT_HTTPS
+CSRF_COOKIE_SECURE = WEBAUDIT_HTTPS
+SECURE_HSTS_SECONDS = env_int("WEBAUDIT_HSTS_SECONDS", 31_536_000 if WEBAUDIT_HTTPS else 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("WEBAUDIT_HSTS_INCLUDE_SUBDOMAINS", WEBAUDIT_HTTPS)
+SECURE_HSTS_PRELOAD = env_bool("WEBAUDIT_HSTS_PRELOAD", WEBAUDIT_HTTPS)
+if env_bool("WEBAUDIT_BEHIND_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Celery (https://docs.celeryq.dev/en/stable/userguide/configuration.html). Without CELERY_BROKER_URL the
+# broker is kombu's filesystem transport under var/broker: no server needed, a real worker process consumes it.
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
+_BROKER_DIR = VAR_DIR / "broker"
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    for _sub in ("queue", "processed", "control"):
+        (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "control_folder": str(_BROKER_DIR / "control"),
+        "store_processed": False,
+        # The file broker polls its folder; 0.1 s keeps a crawl's batch hand-offs quick at negligible CPU.
+        "polling_interval": 0.1,
+    }
+else:
+    # Redis re-delivers an unacknowledged task (its worker died) after this many seconds.
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": env_int("WEBAUDIT_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60)
+    }
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_IGNORE_RESULT = True  # job state lives in our models
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = "default"
+# Network-bound crawl batches get their own queue so quick jobs never wait behind them.
+CELERY_TASK_ROUTES = {"sites.tasks.crawl_step": {"queue": "crawl"}}
+CELERY_BEAT_SCHEDULE = {
+    "resume-stalled-crawls": {
+        "task": "sites.tasks.crawls_resume_stalled",
+        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0),
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+CELERY_TIMEZONE = TIME_ZONE
+
+# Fetching: every request goes through sites.http with these limits.
+WEBAUDIT_USER_AGENT = env_str(
+    "WEBAUDIT_USER_AGENT", "webaudit/0.1 (site audit crawler)"
+)
+WEBAUDIT_FETCH_TIMEOUT = env_float("WEBAUDIT_FETCH_TIMEOUT", 10.0, minimum=0.1)
+WEBAUDIT_FETCH_MAX_BYTES = env_int("WEBAUDIT_FETCH_MAX_BYTES", 5_000_000, minimum=1024)
+WEBAUDIT_FETCH_MAX_REDIRECTS = env_int("WEBAUDIT_FETCH_MAX_REDIRECTS", 20, minimum=0)
+# Private, loopback, link-local and reserved addresses are never fetched, except inside these networks.
+WEBAUDIT_ALLOWED_NETWORKS = env_networks("WEBAUDIT_ALLOWED_NETWORKS")
+
+# Crawl defaults; a site may override them, and each crawl keeps a snapshot.
+WEBAUDIT_CRAWL_MAX_PAGES = env_int("WEBAUDIT_CRAWL_MAX_PAGES", 1000, minimum=1)
+WEBAUDIT_CRAWL_MAX_DEPTH = env_int("WEBAUDIT_CRAWL_MAX_DEPTH", 50, minimum=0)
+WEBAUDIT_CRAWL_CONCURRENCY = env_int("WEBAUDIT_CRAWL_CONCURRENCY", 4, minimum=1)
+WEBAUDIT_CRAWL_DELAY = env_float("WEBAUDIT_CRAWL_DELAY", 0.25, minimum=0.0)
+WEBAUDIT_CRAWL_OBEY_ROBOTS = env_bool("WEBAUDIT_CRAWL_OBEY_ROBOTS", True)
+WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
+# A crawl task works for about this long, then hands over to its successor (so a dead worker costs little).
+WEBAUDIT_CRAWL_STEP_SECONDS = env_float("WEBAUDIT_CRAWL_STEP_SECONDS", 20.0, minimum=1.0)
+# A claimed batch whose worker has not reported back for this long is claimed again by another.
+WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 300, minimum=1)
+# 429/503 answers: retried this many times with exponential backoff (Retry-After honoured up to the cap).
+WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1)
+WEBAUDIT_CRAWL_RETRIES = env_int("WEBAUDIT_CRAWL_RETRIES", 4, minimum=0)
+WEBAUDIT_CRAWL_BACKOFF_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_SECONDS", 2.0, minimum=0.0)
+WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS", 300.0, minimum=0.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("WEBAUDIT_LOG_LEVEL", "INFO")},
+}

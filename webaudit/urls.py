@@ -1,0 +1,16 @@
+"""Top-level URLs: the dashboard (sites), checks, MWIM files for search engines, auth and the admin."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="sites:list", permanent=False)),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("sites/", include("sites.urls")),
+    path("checks/", include("checks.urls")),
+    path("mwim/", include("mwim.urls")),
+    path("admin/", admin.site.urls),
+]
