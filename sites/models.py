@@ -169,11 +169,6 @@ class PageBody(models.Model):
     data = models.BinaryField()
     encoding = models.CharField(max_length=40, blank=True)
 
-    @classmethod
-    def compress(cls, page: Page, content: bytes, encoding: str = "") -> PageBody:
-        # Level 6 (zlib's default) shrinks documentation HTML about 4x at ~20 MB/s.
-        return cls(page=page, data=zlib.compress(content, 6), encoding=encoding)
-
     @property
     def content(self) -> bytes:
         return zlib.decompress(self.data)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+import zlib
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -16,6 +18,8 @@ from sites.http import parse_robots as robots_text_of
 # A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
 MAX_CRAWL_DELAY = 60.0
 RETRYABLE_STATUSES = frozenset({429, 503})
+# zlib level 1 shrinks documentation HTML ~3.5x at 5x the speed of the default level 6 (~4x).
+BODY_COMPRESSION_LEVEL = 1
 HOST_UNREACHABLE = frozenset({"invalid_url", "dns", "connect", "blocked_address", "tls"})
 
 
@@ -37,6 +41,7 @@ class PageOutcome:
     retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
     noindex: bool = False
     nofollow: bool = False
+    compressed_body: bytes | None = None  # HTML bodies are kept for later analyses, compressed here in the thread
 
     @property
     def requests(self) -> int:
@@ -103,7 +108,12 @@ class CrawlSession:
 
     # pages --------------------------------------------------------------------------------------------------
     def fetch_batch(self, jobs: list[FetchJob]) -> list[PageOutcome]:
-        return list(self.pool.map(self._fetch_one, jobs))
+        return self.submit_batch(jobs)()
+
+    def submit_batch(self, jobs: list[FetchJob]) -> Callable[[], list[PageOutcome]]:
+        """Start fetching `jobs` in the pool; the returned function waits for their outcomes, in job order."""
+        futures = [self.pool.submit(self._fetch_one, job) for job in jobs]
+        return lambda: [future.result() for future in futures]
 
     def _crawl_delay(self, url: str) -> float:
         rules = self.rules.get(origin(url))
@@ -128,6 +138,8 @@ class CrawlSession:
             return outcome
         header_noindex, header_nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
         outcome.noindex, outcome.nofollow = header_noindex, header_nofollow
+        if result.body and result.is_html:
+            outcome.compressed_body = zlib.compress(result.body, BODY_COMPRESSION_LEVEL)
         if self._should_parse(job, result):
             _, outcome.encoding = decode_body(result.body[:65536], result.charset)
             outcome.parsed = parse_html(result.body, url=result.final_url, encoding=outcome.encoding or None)

@@ -44,7 +44,7 @@ def robots_directives(content: str) -> tuple[bool, bool]:
 
 def parse_html(body: bytes, *, url: str, encoding: str | None = None) -> ParsedPage:
     """Parse an HTML body fetched from `url`; malformed or empty input yields an empty page with `error` set."""
-    if not body.strip():
+    if not body or body.isspace():
         return ParsedPage(error="empty body")
     try:
         parser = lxml.html.HTMLParser(encoding=encoding, remove_comments=True, remove_pis=True)

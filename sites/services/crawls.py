@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
@@ -14,7 +15,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from sites.crawler.config import CrawlConfig
-from sites.crawler.fetching import CrawlSession, FetchJob, sessions
+from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
@@ -112,29 +113,53 @@ def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepRes
     session = sessions.get(crawl.pk, config)
     lease = settings.WEBAUDIT_CRAWL_LEASE_SECONDS
     deadline = time.monotonic() + (budget_seconds or settings.WEBAUDIT_CRAWL_STEP_SECONDS)
+    batch_size = config.lane_concurrency * BATCH_PER_THREAD
+    # One batch is fetched by the pool while the previous one is written to the database.
+    in_flight: InFlight | None = None
     while True:
         if not Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).exists():
             sessions.drop(crawl.pk)
             return StepResult(more=False)
-        token, pages = frontier_claim(crawl=crawl, size=config.lane_concurrency * BATCH_PER_THREAD,
-                                      lease_seconds=lease)
-        if not pages:
-            status = frontier_status(crawl=crawl, lease_seconds=lease)
-            if status.finished:
-                crawl_finish(crawl=crawl)
-                sessions.drop(crawl.pk)
-                return StepResult(more=False)
-            _heartbeat(crawl)
-            return StepResult(more=True, wait=status.wait_seconds)
-        robots_requests = _ensure_robots(crawl, session, [page.url for page in pages])
-        outcomes = session.fetch_batch(
-            [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages]
-        )
-        stats = frontier_record(crawl=crawl, scope=session.scope, config=config, token=token, pages=pages,
-                                outcomes=outcomes)
-        crawl_update_progress(crawl=crawl, requests=stats.requests + robots_requests, links=stats.links)
+        claimed = _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
+        if in_flight is not None:
+            _record(crawl, session, config, in_flight)
+            in_flight = claimed
+            continue
+        if claimed is not None:
+            in_flight = claimed
+            continue
         if time.monotonic() >= deadline:
             return StepResult(more=True)
+        status = frontier_status(crawl=crawl, lease_seconds=lease)
+        if status.finished:
+            crawl_finish(crawl=crawl)
+            sessions.drop(crawl.pk)
+            return StepResult(more=False)
+        _heartbeat(crawl)
+        return StepResult(more=True, wait=status.wait_seconds)
+
+
+@dataclass
+class InFlight:
+    token: uuid.UUID
+    pages: list[Page]
+    outcomes: Callable[[], list[PageOutcome]]
+    robots_requests: int
+
+
+def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: float) -> InFlight | None:
+    token, pages = frontier_claim(crawl=crawl, size=size, lease_seconds=lease)
+    if not pages:
+        return None
+    robots_requests = _ensure_robots(crawl, session, [page.url for page in pages])
+    outcomes = session.submit_batch([FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages])
+    return InFlight(token, pages, outcomes, robots_requests)
+
+
+def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
+    stats = frontier_record(crawl=crawl, scope=session.scope, config=config, token=batch.token,
+                            pages=batch.pages, outcomes=batch.outcomes())
+    crawl_update_progress(crawl=crawl, requests=stats.requests + batch.robots_requests, links=stats.links)
 
 
 def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:

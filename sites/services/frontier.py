@@ -137,8 +137,8 @@ def frontier_record(
                 continue  # our claim went stale and another worker took the page over: its result stands
             stats.pages += 1
             result = outcome.result
-            if result is not None and result.body and result.is_html:
-                PageBody.compress(page, result.body, outcome.encoding).save(force_insert=True)
+            if outcome.compressed_body is not None:
+                PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding).save(force_insert=True)
             if outcome.parsed and outcome.parsed.links:
                 discovered.append((page, outcome.parsed, not outcome.nofollow or not config.obey_robots))
         stats.links = _admit_and_link(crawl, scope, config, discovered)
@@ -159,19 +159,23 @@ def _admit_and_link(
     """Create frontier rows for new URLs within the limits, then one Link row per link found."""
     if not discovered:
         return 0
+    # Pages of one site repeat the same navigation links: judge each distinct URL once.
+    distinct = {link.url for _, parsed, _ in discovered for link in parsed.links}
+    keys = {url: url_key(url) for url in distinct}
+    same_site = {url: scope.same_site(url) for url in distinct}
     wanted: dict[str, tuple[str, int, bool]] = {}  # key -> (url, depth, internal)
     for source, parsed, follow in discovered:
         for link in parsed.links:
-            key = url_key(link.url)
+            key = keys[link.url]
             if key in wanted:
                 continue
-            if scope.contains(link.url):
+            if same_site[link.url] and scope.contains(link.url):
                 if follow and source.depth + 1 <= config.max_depth:
                     wanted[key] = (link.url, source.depth + 1, True)
-            elif config.check_external and not scope.same_site(link.url):
+            elif config.check_external and not same_site[link.url]:
                 wanted[key] = (link.url, source.depth + 1, False)
 
-    all_keys = {url_key(link.url) for _, parsed, _ in discovered for link in parsed.links}
+    all_keys = set(keys.values())
     known = _existing_ids(crawl, sorted(all_keys))
     fresh = [(key, value) for key, value in wanted.items() if key not in known]
     if fresh:
@@ -188,14 +192,22 @@ def _admit_and_link(
         Page.objects.bulk_create(admitted, ignore_conflicts=True, batch_size=500)
         known.update(_existing_ids(crawl, [page.url_key for page in admitted]))
 
-    links = [
-        Link(
-            crawl=crawl, source=source, target_id=known.get(url_key(link.url)), target_url=link.url,
-            text=link.text, tag=link.tag, is_internal=scope.same_site(link.url), nofollow=link.nofollow,
-        )
-        for source, parsed, _ in discovered
+    crawl_id = crawl.pk
+    rows = [
+        (crawl_id, source_id, known.get(keys[link.url]), link.url, link.text, link.tag, same_site[link.url],
+         link.nofollow)
+        for source_id, parsed in ((source.pk, parsed) for source, parsed, _ in discovered)
         for link in parsed.links
     ]
-    Link.objects.bulk_create(links, batch_size=1000)
-    return len(links)
+    _insert_links(rows)
+    return len(rows)
+
+
+def _insert_links(rows: list[tuple]) -> None:
+    """Insert link rows with one executemany: documentation pages carry ~300 links each, and building
+    Link objects for bulk_create took 31 s of a 47 s crawl of the python docs (166k links); this takes ~2 s."""
+    table = Link._meta.db_table
+    columns = "crawl_id, source_id, target_id, target_url, text, tag, is_internal, nofollow"
+    with connection.cursor() as cursor:
+        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", rows)
 
