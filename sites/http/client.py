@@ -94,7 +94,9 @@ class Fetcher:
     def _describe(self, exc: Exception, result: FetchResult, deadline: Deadline) -> tuple[str, str]:
         try:
             host = urlsplit(result.final_url).hostname or result.final_url
-            kind, message = classify(exc, host=host, timeout=self.policy.timeout, deadline_passed=deadline.passed())
+            kind, message = classify(
+                exc, host=host, timeout=self.policy.timeout, deadline_passed=deadline.passed()
+            )
             return kind.value, message
         except Exception as bug:  # The classifier itself must not turn a bad page into a crash.
             return ErrorKind.PROTOCOL.value, f"{type(exc).__name__} (unclassified: {type(bug).__name__})"
@@ -104,6 +106,9 @@ class Fetcher:
         while True:
             response = self._get(result.final_url, deadline)
             with closing(response):
+                if deadline.passed():
+                    # The watchdog cut the headers short; what was parsed of them is not an answer.
+                    raise TimeoutError("fetch deadline passed while reading the headers")
                 result.status = response.status_code
                 result.headers = {name.lower(): value for name, value in response.headers.items()}
                 target = self._session.get_redirect_target(response)
@@ -114,7 +119,9 @@ class Fetcher:
                     self._read_final_body(response, result, deadline, cap)
                     return
                 location = urljoin(result.final_url, target)
-                result.redirects.append(Hop(url=result.final_url, status=response.status_code, location=location))
+                result.redirects.append(
+                    Hop(url=result.final_url, status=response.status_code, location=location)
+                )
                 self._discard_body(response, deadline)
             problem = self._chain_problem(result, location, seen)
             if problem is not None:
@@ -124,7 +131,9 @@ class Fetcher:
             # The next request is now the last one made; until it answers it has no status.
             result.final_url, result.status, result.headers = location, None, {}
 
-    def _chain_problem(self, result: FetchResult, location: str, seen: set[str]) -> tuple[ErrorKind, str] | None:
+    def _chain_problem(
+        self, result: FetchResult, location: str, seen: set[str]
+    ) -> tuple[ErrorKind, str] | None:
         problem = url_problem(location)
         if problem is not None:
             return ErrorKind.INVALID_URL, f"Redirect to unsupported URL {location!r}: {problem}"
@@ -141,7 +150,9 @@ class Fetcher:
             raise TimeoutError("fetch deadline passed before the request")
         return self._session.get(url, stream=True, allow_redirects=False, timeout=(remaining, remaining))
 
-    def _read_final_body(self, response: requests.Response, result: FetchResult, deadline: Deadline, cap: int) -> None:
+    def _read_final_body(
+        self, response: requests.Response, result: FetchResult, deadline: Deadline, cap: int
+    ) -> None:
         body = bytearray()
         try:
             if self._read_body(response, deadline, cap, body):
@@ -177,4 +188,3 @@ class Fetcher:
                 sink += chunk[:room]
                 return True
             sink += chunk
-

@@ -19,14 +19,26 @@ _META_CHARSET = re.compile(rb"""<meta[^>]*?charset\s*=\s*["']?\s*([a-zA-Z0-9_:.+
 
 _BOMS = (
     (codecs.BOM_UTF8, "utf-8"),
-    (codecs.BOM_UTF16_LE, "utf-16-le"),
-    (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF16_LE, "utf-16le"),
+    (codecs.BOM_UTF16_BE, "utf-16be"),
 )
+
+# Python's canonical names that libxml2 (lxml) does not know, with the IANA label that Python, lxml
+# and browsers all accept. Other names only need "_" spelled "-" ("euc_jp" -> "euc-jp").
+_IANA_LABELS = {
+    "utf-16-le": "utf-16le",
+    "utf-16-be": "utf-16be",
+    "utf-32-le": "utf-32le",
+    "utf-32-be": "utf-32be",
+    "iso2022_jp": "iso-2022-jp",
+    "iso2022_kr": "iso-2022-kr",
+    "mac-roman": "macintosh",
+}
 
 # Browsers decode these labels with a superset encoding (WHATWG Encoding Standard, "Encodings"
 # table); pages labelled latin-1 routinely contain windows-1252 quotes and dashes, for example.
 _WHATWG_SUPERSETS = {
-    "latin_1": "cp1252",
+    "iso8859_1": "cp1252",
     "ascii": "cp1252",
     "iso8859_9": "cp1254",
     "iso8859_11": "cp874",
@@ -45,7 +57,10 @@ def is_html_type(content_type: str) -> bool:
 
 
 def codec_name(label: str | None) -> str | None:
-    """Return the Python codec a charset label means to a browser, or None if it is unknown."""
+    """Return the encoding a charset label means to a browser, or None if it is unknown.
+
+    The name returned works both as a Python codec and as an lxml parser encoding.
+    """
     if not label:
         return None
     try:
@@ -55,8 +70,8 @@ def codec_name(label: str | None) -> str | None:
     # UTF-7 lets a page smuggle markup past filters; browsers refuse it, so do we.
     if name == "utf-7":
         return None
-    name = _WHATWG_SUPERSETS.get(name.replace("-", "_"), name)
-    return codecs.lookup(name).name
+    name = codecs.lookup(_WHATWG_SUPERSETS.get(name.replace("-", "_"), name)).name
+    return _IANA_LABELS.get(name, name.replace("_", "-"))
 
 
 def sniff_meta_charset(body: bytes) -> str | None:

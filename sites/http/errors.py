@@ -49,7 +49,9 @@ def _shorten(text: str) -> str:
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
 
 
-def classify(exc: BaseException, *, host: str, timeout: float, deadline_passed: bool) -> tuple[ErrorKind, str]:
+def classify(
+    exc: BaseException, *, host: str, timeout: float, deadline_passed: bool
+) -> tuple[ErrorKind, str]:
     """Return the kind of a fetch failure and a message naming what failed."""
     chain = list(_chain(exc))
     blocked = next((e for e in chain if isinstance(e, BlockedAddressError)), None)

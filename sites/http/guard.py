@@ -29,16 +29,18 @@ class BlockedAddressError(Exception):
 
 def blocked_reason(ip: IPAddress) -> str | None:
     """Return why an address is not public ("private", "loopback"...), or None when it is."""
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        # ::ffff:127.0.0.1 connects to 127.0.0.1; judge the address it really reaches.
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        # ::ffff:10.0.0.1 connects to 10.0.0.1, and 2002:a00:1:: reaches it through a 6to4 relay:
+        # judge the IPv4 address really reached.
+        ip = ip.ipv4_mapped or ip.sixtofour or ip
     checks = (
         ("unspecified", ip.is_unspecified),
         ("loopback", ip.is_loopback),
         ("link-local", ip.is_link_local),
         ("multicast", ip.is_multicast),
-        ("private", ip.is_private),
+        # Before "private": `ipaddress` lists 240.0.0.0/4 among the private networks too.
         ("reserved", ip.is_reserved),
+        ("private", ip.is_private),
         ("shared (carrier-grade NAT)", ip in _SHARED),
         ("not globally routable", not ip.is_global),
     )

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
+import os
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -172,20 +176,70 @@ def test_undecodable_gzip_body_is_a_protocol_error(raw_server, fetcher):
     assert "DecodeError" in result.error
 
 
-def test_https_to_a_plain_http_server_is_a_tls_error(raw_server, fetcher):
+def test_https_to_a_plain_http_server_is_a_tls_error(raw_server):
     def handler(conn: socket.socket, stop: threading.Event) -> None:
         conn.recv(4096)  # The TLS ClientHello.
         conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
 
-    result = fetcher.fetch(raw_server(handler, read_request=False, scheme="https"))
+    # Not the fixture's 1 s: this test is about the kind of failure, and must not race a busy machine.
+    with Fetcher(FetchPolicy(timeout=10.0, allowed_networks=("127.0.0.0/8",))) as fetcher:
+        result = fetcher.fetch(raw_server(handler, read_request=False, scheme="https"))
     assert result.error_kind == ErrorKind.TLS
     assert result.error.startswith("TLS error with 127.0.0.1")
 
 
-def test_closed_port_is_a_connect_error(fetcher):
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    result = fetcher.fetch(f"http://127.0.0.1:{port}/")
+def _self_signed_server_context(tmp_path) -> ssl.SSLContext:
+    pytest.importorskip("cryptography")  # Installed with the bench extra (Scrapy), not always.
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False
+        )
+        .sign(key, hashes.SHA256())
+    )
+    pem = tmp_path / "server.pem"
+    pem.write_bytes(
+        cert.public_bytes(serialization.Encoding.PEM)
+        + key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    )
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(pem)
+    return context
+
+
+def test_self_signed_certificate_is_refused_as_a_tls_error(raw_server, tmp_path):
+    context = _self_signed_server_context(tmp_path)
+
+    def handler(conn: socket.socket, stop: threading.Event) -> None:
+        with context.wrap_socket(conn, server_side=True) as tls:
+            _read_request(tls)
+            tls.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nsecret")
+
+    with Fetcher(FetchPolicy(timeout=10.0, allowed_networks=("127.0.0.0/8",))) as fetcher:
+        result = fetcher.fetch(raw_server(handler, read_request=False, scheme="https"))
+    assert result.error_kind == ErrorKind.TLS
+    assert "CERTIFICATE_VERIFY_FAILED" in result.error
+    assert result.body == b""
+
+
+def test_closed_port_is_a_connect_error(fetcher, closed_port):
+    result = fetcher.fetch(f"http://127.0.0.1:{closed_port}/")
     assert result.error_kind == ErrorKind.CONNECT
     assert result.error == "Could not connect to 127.0.0.1: Connection refused"
 
@@ -218,3 +272,51 @@ def test_unexpected_exception_is_classified_as_protocol_error_named_by_type():
     kind, message = classify(RuntimeError("parser exploded"), host="h", timeout=1, deadline_passed=False)
     assert kind == ErrorKind.PROTOCOL
     assert message == "Bad response from h: RuntimeError: parser exploded"
+
+
+def test_connections_are_reused_across_fetches_and_redirect_hops(raw_server, fetcher):
+    accepted = []
+
+    def keep_alive(conn: socket.socket, stop: threading.Event) -> None:
+        accepted.append(conn)
+        pending = b""
+        while not stop.is_set():
+            data = conn.recv(4096)
+            if not data:
+                return
+            pending += data
+            while b"\r\n\r\n" in pending:
+                request, pending = pending.split(b"\r\n\r\n", 1)
+                if request.split()[1] == b"/old":
+                    conn.sendall(b"HTTP/1.1 301 Moved\r\nLocation: /new\r\nContent-Length: 5\r\n\r\nmoved")
+                else:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+
+    url = raw_server(keep_alive, read_request=False)
+    results = [fetcher.fetch(url + "old") for _ in range(3)]
+    assert [r.body for r in results] == [b"hello"] * 3
+    assert len(accepted) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork, as Celery's prefork pool does")
+def test_total_timeout_still_holds_in_a_forked_worker(raw_server, fetcher):
+    def handler(conn: socket.socket, stop: threading.Event) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        _drip(conn, stop, b"X-Slow: y\r\n")
+
+    url = raw_server(handler)
+    fetcher.fetch(url)  # Starts the watchdog thread in this, the parent, process.
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # The child: report the outcome through the pipe, never return into pytest.
+        try:
+            result = fetcher.fetch(url)
+            os.write(write_end, f"{result.error_kind} {result.elapsed_ms}".encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as pipe:
+        kind, elapsed_ms = pipe.read().split()
+    os.waitpid(pid, 0)
+    assert kind == ErrorKind.TIMEOUT
+    assert int(elapsed_ms) < 2000

@@ -1,0 +1,120 @@
+"""The management commands: audit (JSON report for pipelines), ensure_admin, and serve's worker on the file broker."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from sites.models import Crawl, Site
+from tests.sites.sitebuilder import html, serve_site
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.django_db
+def test_audit_registers_the_site_and_writes_the_report(httpserver, tmp_path):
+    root = serve_site(httpserver, {"/": html("Home", "/a", "/gone"), "/a": html("A", "/")}, robots="")
+    httpserver.expect_request("/redirect").respond_with_data("", status=301, headers={"Location": "/a"})
+    report_file = tmp_path / "report.json"
+    call_command("audit", root, "--max-pages", "10", "--json", str(report_file), "--quiet")
+
+    report = json.loads(report_file.read_text())
+    assert set(report) == {"site", "crawl", "pages", "links"}
+    assert report["site"]["url"] == root and Site.objects.get(pk=report["site"]["id"]).url == root
+    assert report["crawl"]["status"] == "finished"
+    pages = {page["url"]: page for page in report["pages"]}
+    assert {"url", "status", "final_url", "redirects", "title", "depth", "error"} <= set(pages[root])
+    assert pages[root]["title"] == "Home" and pages[root + "gone"]["status"] == 404
+    gone = next(link for link in report["links"] if link["target"] == root + "gone")
+    assert (gone["source"], gone["text"], gone["internal"], gone["status"]) == (root, "link to /gone", True, 404)
+    assert {"source", "target", "text", "internal", "status", "error"} <= set(gone)
+
+
+@pytest.mark.django_db
+def test_audit_reuses_the_registered_site(httpserver, tmp_path):
+    root = serve_site(httpserver, {"/": html("Home")})
+    call_command("audit", root, "--quiet")
+    call_command("audit", root, "--quiet")
+    assert Site.objects.filter(url=root).count() == 1
+    assert Crawl.objects.filter(site__url=root).count() == 2
+
+
+@pytest.mark.django_db
+def test_audit_of_an_unreachable_site_fails_with_the_reason_and_still_writes_the_report(closed_port, tmp_path):
+    report_file = tmp_path / "report.json"
+    with pytest.raises(CommandError, match="could not be fetched"):
+        call_command("audit", f"http://127.0.0.1:{closed_port}/", "--json", str(report_file), "--quiet")
+    report = json.loads(report_file.read_text())
+    assert report["crawl"]["status"] == "failed" and report["pages"][0]["error"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["not a url"], "not an http"),
+        (["ftp://example.com/"], "not an http"),
+        (["http://example.com/", "--max-pages", "0"], "--max-pages must be at least 1"),
+        (["http://example.com/", "--delay", "-1"], "--delay must be 0 or more"),
+    ],
+)
+def test_audit_rejects_bad_arguments_with_a_clear_error(arguments, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("audit", *arguments, "--quiet")
+    assert not Crawl.objects.exists()
+
+
+def test_audit_json_to_stdout_is_valid_json(httpserver, tmp_path):
+    root = serve_site(httpserver, {"/": html("Home")})
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "webaudit.settings", "WEBAUDIT_VAR_DIR": str(tmp_path),
+           "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8", "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    done = subprocess.run([sys.executable, "manage.py", "audit", root, "--json", "-"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["pages"][0]["title"] == "Home"
+
+
+@pytest.mark.django_db
+def test_ensure_admin_creates_a_superuser_once_and_says_where_its_password_is(settings, tmp_path, capsys):
+    settings.VAR_DIR = tmp_path
+    call_command("ensure_admin")
+    first = capsys.readouterr().out
+    password = (tmp_path / "admin-password.txt").read_text().strip()
+    assert "admin-password.txt" in first and password in first
+    from django.contrib.auth import authenticate
+
+    assert authenticate(username="admin", password=password).is_superuser
+    call_command("ensure_admin")
+    assert "exists" in capsys.readouterr().out
+    assert (tmp_path / "admin-password.txt").read_text().strip() == password
+
+
+@pytest.mark.worker
+def test_the_embedded_default_runs_a_crawl_on_a_real_worker_with_the_file_broker(httpserver, tmp_path):
+    """What `scripts/run` starts: SQLite and kombu's filesystem transport, no server at all."""
+    root = serve_site(httpserver, {"/": html("Home", "/a"), "/a": html("A")})
+    env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "CELERY_BROKER_URL")}
+    env.update(DJANGO_SETTINGS_MODULE="webaudit.settings", WEBAUDIT_VAR_DIR=str(tmp_path),
+               WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8")
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "webaudit", "worker", "-Q", "default,crawl",
+                               "--concurrency", "1", "--loglevel", "WARNING"], cwd=REPO, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        done = subprocess.run([*manage, "audit", root, "--worker", "--json", str(tmp_path / "r.json")], cwd=REPO,
+                              env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        worker.terminate()
+        worker.wait(timeout=30)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["crawl"]["status"] == "finished" and len(report["pages"]) == 2
