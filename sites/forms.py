@@ -18,7 +18,8 @@ class SiteForm(forms.ModelForm):
     # A CharField, not a URLField: Django's URLField accepts ftp:// and guesses schemes; the crawler takes
     # exactly what normalize_url takes, so the form checks with the same function.
     url = forms.CharField(
-        label="Start URL", max_length=2000,
+        label="Start URL",
+        max_length=2000,
         help_text="Where crawls start, such as https://example.com/. Its host is the site.",
         widget=forms.TextInput(attrs={"inputmode": "url", "autocomplete": "url", "placeholder": "https://"}),
     )
@@ -29,8 +30,18 @@ class SiteForm(forms.ModelForm):
 
     class Meta:
         model = Site
-        fields = ["url", "name", "max_pages", "max_depth", "include_patterns", "exclude_patterns",
-                  "concurrency", "delay", "obey_robots", "check_external"]
+        fields = [
+            "url",
+            "name",
+            "max_pages",
+            "max_depth",
+            "include_patterns",
+            "exclude_patterns",
+            "concurrency",
+            "delay",
+            "obey_robots",
+            "check_external",
+        ]
         widgets = {
             "include_patterns": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
             "exclude_patterns": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
@@ -38,6 +49,7 @@ class SiteForm(forms.ModelForm):
         labels = {"obey_robots": "Obey robots.txt", "check_external": "Check external links"}
 
     def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         defaults = {
             "max_pages": settings.WEBAUDIT_CRAWL_MAX_PAGES,
@@ -49,7 +61,13 @@ class SiteForm(forms.ModelForm):
             self.fields[name].help_text = f"Leave blank for the default ({default})."
             self.fields[name].widget.attrs["placeholder"] = str(default)
         self.fields["name"].help_text = "Optional; the URL is shown when empty."
-        self.fields["include_patterns"].help_text = PATTERN_HELP + " When set, only matching URLs are crawled."
+        for name in ("include_patterns", "exclude_patterns"):
+            self.fields[
+                name
+            ].strip = False  # keep leading blank lines so an error's line number is the user's
+        self.fields["include_patterns"].help_text = (
+            PATTERN_HELP + " When set, only matching URLs are crawled."
+        )
         self.fields["exclude_patterns"].help_text = PATTERN_HELP + " Matching URLs are never crawled."
 
     def clean_url(self) -> str:
@@ -69,8 +87,10 @@ class SiteForm(forms.ModelForm):
         try:
             compile_patterns(text)
         except re.error as exc:  # compile_patterns names the line: "line 2 ('[a'): unterminated ..."
-            raise forms.ValidationError(f"Not a valid regular expression on {exc}", code="bad_pattern") from None
-        return text
+            raise forms.ValidationError(
+                f"Not a valid regular expression on {exc}", code="bad_pattern"
+            ) from None
+        return text.strip()
 
     def clean_include_patterns(self) -> str:
         return self._clean_patterns("include_patterns")
@@ -83,22 +103,33 @@ class SiteForm(forms.ModelForm):
         return {name: self.cleaned_data[name] for name in self.Meta.fields if name not in ("url", "name")}
 
 
-class ShareForm(forms.Form):
+class PlainLabelsForm(forms.Form):
+    """A form whose labels carry no trailing colon, as everywhere on the dashboard."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class ShareForm(PlainLabelsForm):
     username = forms.CharField(
-        label="Share with user", max_length=150,
+        label="Share with user",
+        max_length=150,
         widget=forms.TextInput(attrs={"autocomplete": "off", "placeholder": "username"}),
     )
 
 
-class PageFilterForm(forms.Form):
+class PageFilterForm(PlainLabelsForm):
     """The GET form above a crawl's page table; an unknown choice is ignored rather than an error page."""
 
     status = forms.ChoiceField(
-        required=False, label="Status",
+        required=False,
+        label="Status",
         choices=[("", "Any status")] + [(key, label) for key, (label, _) in STATUS_CLASSES.items()],
     )
     scope = forms.ChoiceField(
-        required=False, label="Scope",
+        required=False,
+        label="Scope",
         choices=[("", "Internal and external")] + [(key, label) for key, (label, _) in SCOPES.items()],
     )
     broken = forms.BooleanField(required=False, label="Broken only")
@@ -107,5 +138,9 @@ class PageFilterForm(forms.Form):
     def page_filter(self) -> PageFilter:
         self.is_valid()
         data = self.cleaned_data  # only the fields that were valid
-        return PageFilter(status=data.get("status", ""), scope=data.get("scope", ""),
-                          broken=data.get("broken", False), search=data.get("q", "").strip())
+        return PageFilter(
+            status=data.get("status", ""),
+            scope=data.get("scope", ""),
+            broken=data.get("broken", False),
+            search=data.get("q", "").strip(),
+        )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import uuid
 import zlib
 
 from django.conf import settings
@@ -36,9 +35,15 @@ class Site(models.Model):
     # Crawl settings; blank means the deployment's default (settings.WEBAUDIT_CRAWL_*).
     max_pages = models.PositiveIntegerField(null=True, blank=True)
     max_depth = models.PositiveIntegerField(null=True, blank=True)
-    include_patterns = models.TextField(blank=True, help_text="Regular expressions, one a line: crawl only URLs matching one.")
-    exclude_patterns = models.TextField(blank=True, help_text="Regular expressions, one a line: never crawl URLs matching one.")
-    concurrency = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Concurrent requests per host.")
+    include_patterns = models.TextField(
+        blank=True, help_text="Regular expressions, one a line: crawl only URLs matching one."
+    )
+    exclude_patterns = models.TextField(
+        blank=True, help_text="Regular expressions, one a line: never crawl URLs matching one."
+    )
+    concurrency = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Concurrent requests per host."
+    )
     delay = models.FloatField(null=True, blank=True, help_text="Seconds between requests to one host.")
     obey_robots = models.BooleanField(default=True)
     check_external = models.BooleanField(default=True, help_text="Check (not crawl) outbound link targets.")
@@ -63,7 +68,9 @@ class Crawl(models.Model):
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="crawls")
-    requested_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
     status = models.CharField(max_length=12, choices=Status.choices, default=Status.QUEUED, db_index=True)
     settings = models.JSONField(default=dict, help_text="The crawl settings in force, snapshotted at start.")
     pages_done = models.PositiveIntegerField(default=0)
@@ -74,7 +81,9 @@ class Crawl(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last time a worker reported progress.")
+    heartbeat_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last time a worker reported progress."
+    )
     error = models.TextField(blank=True)
 
     class Meta:
@@ -117,7 +126,9 @@ class Page(models.Model):
     url = models.TextField()
     url_key = models.CharField(max_length=40, editable=False)
     depth = models.PositiveIntegerField(default=0)
-    is_internal = models.BooleanField(default=True, help_text="In the crawl's scope (crawled) or outside (only checked).")
+    is_internal = models.BooleanField(
+        default=True, help_text="In the crawl's scope (crawled) or outside (only checked)."
+    )
 
     # Frontier bookkeeping.
     state = models.CharField(max_length=8, choices=State.choices, default=State.QUEUED)
@@ -169,6 +180,9 @@ class PageBody(models.Model):
     data = models.BinaryField()
     encoding = models.CharField(max_length=40, blank=True)
 
+    def __str__(self) -> str:
+        return f"body of page {self.page_id}"
+
     @property
     def content(self) -> bytes:
         return zlib.decompress(self.data)
@@ -182,7 +196,11 @@ class Link(models.Model):
     crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="links")
     source = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="outlinks")
     target = models.ForeignKey(
-        Page, null=True, blank=True, on_delete=models.SET_NULL, related_name="inlinks",
+        Page,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="inlinks",
         help_text="The target's page in this crawl; empty when it was out of scope or over the page limit.",
     )
     target_url = models.TextField()
@@ -204,11 +222,16 @@ class RobotsFile(models.Model):
 
     crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="robots_files")
     origin = models.CharField(max_length=300)
-    text = models.TextField(null=True, blank=True, help_text="Empty: allow all. Null: unreachable, so disallow all.")
+    # Null and empty mean different things here (RFC 9309: unreachable vs. no rules).
+    text = models.TextField(  # noqa: DJ001
+        null=True, blank=True, help_text="Empty: allow all. Null: unreachable, so disallow all."
+    )
     fetched_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["crawl", "origin"], name="robots_unique_origin_per_crawl")]
+        constraints = [
+            models.UniqueConstraint(fields=["crawl", "origin"], name="robots_unique_origin_per_crawl")
+        ]
 
     def __str__(self) -> str:
         return f"{self.origin}/robots.txt"

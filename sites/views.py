@@ -6,7 +6,6 @@ GET never changes anything; starting, cancelling and sharing are POST forms with
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 
 from django.conf import settings
@@ -32,9 +31,9 @@ from sites.services.dashboard import (
 from sites.services.reports import (
     CSV_LINK_COLUMNS,
     CSV_PAGE_COLUMNS,
-    crawl_report,
     crawl_summary,
     iter_csv_rows,
+    iter_report_json,
     iter_report_links,
     iter_report_pages,
 )
@@ -62,7 +61,9 @@ def _can_manage(user, site: Site) -> bool:
 @login_required
 @require_GET
 def site_list(request: HttpRequest) -> HttpResponse:
-    page_obj = Paginator(sites_with_last_crawl(user=request.user), SITES_PER_PAGE).get_page(request.GET.get("page"))
+    page_obj = Paginator(sites_with_last_crawl(user=request.user), SITES_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     return render(request, "sites/site_list.html", {"page_obj": page_obj})
 
 
@@ -72,8 +73,12 @@ def site_add(request: HttpRequest) -> HttpResponse:
     form = SiteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            site = site_create(owner=request.user, url=form.cleaned_data["url"], name=form.cleaned_data["name"],
-                               **form.crawl_settings())
+            site = site_create(
+                owner=request.user,
+                url=form.cleaned_data["url"],
+                name=form.cleaned_data["name"],
+                **form.crawl_settings(),
+            )
         except SiteError as exc:
             form.add_error("url", str(exc))
         else:
@@ -83,7 +88,9 @@ def site_add(request: HttpRequest) -> HttpResponse:
 
 
 def _site_detail(request: HttpRequest, site: Site, share_form: ShareForm | None = None) -> HttpResponse:
-    crawls = Paginator(site.crawls.select_related("requested_by"), CRAWLS_PER_PAGE).get_page(request.GET.get("page"))
+    crawls = Paginator(site.crawls.select_related("requested_by"), CRAWLS_PER_PAGE).get_page(
+        request.GET.get("page")
+    )
     can_manage = _can_manage(request.user, site)
     context = {
         "site": site,
@@ -217,10 +224,9 @@ def _chunked(pieces: Iterable[str], size: int = JSON_CHUNK_CHARS) -> Iterator[st
 @require_GET
 def crawl_report_json(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
     crawl = _visible_crawl(request, crawl_id)
-    # crawl_report builds the report in memory (it stays the single source of the schema); the encoding
-    # is streamed so the response never holds the whole text as well.
-    encoded = json.JSONEncoder(ensure_ascii=False, indent=1).iterencode(crawl_report(crawl))
-    response = StreamingHttpResponse(_chunked(encoded), content_type="application/json; charset=utf-8")
+    response = StreamingHttpResponse(
+        _chunked(iter_report_json(crawl)), content_type="application/json; charset=utf-8"
+    )
     return _attachment(response, crawl, "report.json")
 
 
@@ -229,7 +235,9 @@ def crawl_report_json(request: HttpRequest, crawl_id: int) -> StreamingHttpRespo
 def crawl_pages_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
     crawl = _visible_crawl(request, crawl_id)
     rows = iter_csv_rows(iter_report_pages(crawl), CSV_PAGE_COLUMNS)
-    return _attachment(StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "pages.csv")
+    return _attachment(
+        StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "pages.csv"
+    )
 
 
 @login_required
@@ -237,4 +245,6 @@ def crawl_pages_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpRespons
 def crawl_links_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
     crawl = _visible_crawl(request, crawl_id)
     rows = iter_csv_rows(iter_report_links(crawl), CSV_LINK_COLUMNS)
-    return _attachment(StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "links.csv")
+    return _attachment(
+        StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "links.csv"
+    )

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sites.crawler.config import CrawlConfig
 from sites.crawler.parse import ParsedPage, parse_html, robots_directives
 from sites.crawler.urls import CrawlScope, origin, site_key
-from sites.http import FetchPolicy, Fetcher, FetchResult, HostThrottle, RobotsRules, decode_body, robots_url
+from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, decode_body, robots_url
 from sites.http import parse_robots as robots_text_of
 
 # A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
@@ -41,7 +41,9 @@ class PageOutcome:
     retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
     noindex: bool = False
     nofollow: bool = False
-    compressed_body: bytes | None = None  # HTML bodies are kept for later analyses, compressed here in the thread
+    compressed_body: bytes | None = (
+        None  # HTML bodies are kept for later analyses, compressed here in the thread
+    )
 
     @property
     def requests(self) -> int:

@@ -72,7 +72,9 @@ def parse_html(body: bytes, *, url: str, encoding: str | None = None) -> ParsedP
             target = normalize_url(element.get("href") or "", base) if element.get("href") else None
             if target:
                 rel = (element.get("rel") or "").lower().split()
-                page.links.append(ExtractedLink(target, _squash(element.text_content()), "a", "nofollow" in rel))
+                page.links.append(
+                    ExtractedLink(target, _squash(element.text_content()), "a", "nofollow" in rel)
+                )
         elif tag == "img":
             target = normalize_url(element.get("src") or "", base) if element.get("src") else None
             if target:

@@ -76,7 +76,7 @@ def _normalize_absolute(url: str) -> str | None:
         port = parts.port
     except ValueError:  # bad port, unbalanced IPv6 brackets
         return None
-    if not host or any(char in host for char in " <>\"\\^`{|}"):
+    if not host or any(char in host for char in ' <>"\\^`{|}'):
         return None
     netloc = f"[{host}]" if ":" in host else host
     if port is not None and port != _DEFAULT_PORTS[scheme]:

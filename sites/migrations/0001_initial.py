@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,144 +14,323 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='Page',
+            name="Page",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('url', models.TextField()),
-                ('url_key', models.CharField(editable=False, max_length=40)),
-                ('depth', models.PositiveIntegerField(default=0)),
-                ('is_internal', models.BooleanField(default=True, help_text="In the crawl's scope (crawled) or outside (only checked).")),
-                ('state', models.CharField(choices=[('queued', 'Queued'), ('claimed', 'Being fetched'), ('done', 'Done')], default='queued', max_length=8)),
-                ('not_before', models.DateTimeField(blank=True, help_text='Retry time after a 429/503.', null=True)),
-                ('attempts', models.PositiveSmallIntegerField(default=0)),
-                ('claim_token', models.UUIDField(blank=True, null=True)),
-                ('claimed_at', models.DateTimeField(blank=True, null=True)),
-                ('status_code', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('final_url', models.TextField(blank=True)),
-                ('redirects', models.JSONField(blank=True, default=list, help_text='Every hop: {url, status, location}.')),
-                ('content_type', models.CharField(blank=True, max_length=200)),
-                ('size', models.PositiveIntegerField(blank=True, help_text='Body bytes after content decoding.', null=True)),
-                ('content_hash', models.CharField(blank=True, max_length=64)),
-                ('response_ms', models.PositiveIntegerField(blank=True, null=True)),
-                ('title', models.TextField(blank=True)),
-                ('canonical_url', models.TextField(blank=True)),
-                ('noindex', models.BooleanField(default=False)),
-                ('nofollow', models.BooleanField(default=False)),
-                ('error_kind', models.CharField(blank=True, db_index=True, max_length=32)),
-                ('fetch_error', models.TextField(blank=True)),
-                ('fetched_at', models.DateTimeField(blank=True, null=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("url", models.TextField()),
+                ("url_key", models.CharField(editable=False, max_length=40)),
+                ("depth", models.PositiveIntegerField(default=0)),
+                (
+                    "is_internal",
+                    models.BooleanField(
+                        default=True, help_text="In the crawl's scope (crawled) or outside (only checked)."
+                    ),
+                ),
+                (
+                    "state",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("claimed", "Being fetched"), ("done", "Done")],
+                        default="queued",
+                        max_length=8,
+                    ),
+                ),
+                (
+                    "not_before",
+                    models.DateTimeField(blank=True, help_text="Retry time after a 429/503.", null=True),
+                ),
+                ("attempts", models.PositiveSmallIntegerField(default=0)),
+                ("claim_token", models.UUIDField(blank=True, null=True)),
+                ("claimed_at", models.DateTimeField(blank=True, null=True)),
+                ("status_code", models.PositiveSmallIntegerField(blank=True, null=True)),
+                ("final_url", models.TextField(blank=True)),
+                (
+                    "redirects",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Every hop: {url, status, location}."
+                    ),
+                ),
+                ("content_type", models.CharField(blank=True, max_length=200)),
+                (
+                    "size",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="Body bytes after content decoding.", null=True
+                    ),
+                ),
+                ("content_hash", models.CharField(blank=True, max_length=64)),
+                ("response_ms", models.PositiveIntegerField(blank=True, null=True)),
+                ("title", models.TextField(blank=True)),
+                ("canonical_url", models.TextField(blank=True)),
+                ("noindex", models.BooleanField(default=False)),
+                ("nofollow", models.BooleanField(default=False)),
+                ("error_kind", models.CharField(blank=True, db_index=True, max_length=32)),
+                ("fetch_error", models.TextField(blank=True)),
+                ("fetched_at", models.DateTimeField(blank=True, null=True)),
             ],
             options={
-                'ordering': ['depth', 'id'],
+                "ordering": ["depth", "id"],
             },
         ),
         migrations.CreateModel(
-            name='Crawl',
+            name="Crawl",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('finished', 'Finished'), ('failed', 'Failed'), ('cancelled', 'Cancelled')], db_index=True, default='queued', max_length=12)),
-                ('settings', models.JSONField(default=dict, help_text='The crawl settings in force, snapshotted at start.')),
-                ('pages_done', models.PositiveIntegerField(default=0)),
-                ('pages_failed', models.PositiveIntegerField(default=0)),
-                ('pages_queued', models.PositiveIntegerField(default=0)),
-                ('links_found', models.PositiveIntegerField(default=0)),
-                ('requests_made', models.PositiveIntegerField(default=0)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('heartbeat_at', models.DateTimeField(blank=True, help_text='Last time a worker reported progress.', null=True)),
-                ('error', models.TextField(blank=True)),
-                ('requested_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("finished", "Finished"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                        ],
+                        db_index=True,
+                        default="queued",
+                        max_length=12,
+                    ),
+                ),
+                (
+                    "settings",
+                    models.JSONField(
+                        default=dict, help_text="The crawl settings in force, snapshotted at start."
+                    ),
+                ),
+                ("pages_done", models.PositiveIntegerField(default=0)),
+                ("pages_failed", models.PositiveIntegerField(default=0)),
+                ("pages_queued", models.PositiveIntegerField(default=0)),
+                ("links_found", models.PositiveIntegerField(default=0)),
+                ("requests_made", models.PositiveIntegerField(default=0)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "heartbeat_at",
+                    models.DateTimeField(
+                        blank=True, help_text="Last time a worker reported progress.", null=True
+                    ),
+                ),
+                ("error", models.TextField(blank=True)),
+                (
+                    "requested_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='PageBody',
+            name="PageBody",
             fields=[
-                ('page', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, primary_key=True, related_name='body', serialize=False, to='sites.page')),
-                ('data', models.BinaryField()),
-                ('encoding', models.CharField(blank=True, max_length=40)),
+                (
+                    "page",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        primary_key=True,
+                        related_name="body",
+                        serialize=False,
+                        to="sites.page",
+                    ),
+                ),
+                ("data", models.BinaryField()),
+                ("encoding", models.CharField(blank=True, max_length=40)),
             ],
         ),
         migrations.AddField(
-            model_name='page',
-            name='crawl',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pages', to='sites.crawl'),
+            model_name="page",
+            name="crawl",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="pages", to="sites.crawl"
+            ),
         ),
         migrations.CreateModel(
-            name='Link',
+            name="Link",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('target_url', models.TextField()),
-                ('text', models.TextField(blank=True, help_text="Anchor text, or the image's alt text.")),
-                ('tag', models.CharField(choices=[('a', 'Link (a)'), ('img', 'Image (img)')], default='a', max_length=4)),
-                ('is_internal', models.BooleanField(default=True)),
-                ('nofollow', models.BooleanField(default=False)),
-                ('crawl', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='links', to='sites.crawl')),
-                ('source', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='outlinks', to='sites.page')),
-                ('target', models.ForeignKey(blank=True, help_text="The target's page in this crawl; empty when it was out of scope or over the page limit.", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='inlinks', to='sites.page')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("target_url", models.TextField()),
+                ("text", models.TextField(blank=True, help_text="Anchor text, or the image's alt text.")),
+                (
+                    "tag",
+                    models.CharField(
+                        choices=[("a", "Link (a)"), ("img", "Image (img)")], default="a", max_length=4
+                    ),
+                ),
+                ("is_internal", models.BooleanField(default=True)),
+                ("nofollow", models.BooleanField(default=False)),
+                (
+                    "crawl",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="links", to="sites.crawl"
+                    ),
+                ),
+                (
+                    "source",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="outlinks", to="sites.page"
+                    ),
+                ),
+                (
+                    "target",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The target's page in this crawl; empty when it was out of scope or over the page limit.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="inlinks",
+                        to="sites.page",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
+                "ordering": ["id"],
             },
         ),
         migrations.CreateModel(
-            name='RobotsFile',
+            name="RobotsFile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('origin', models.CharField(max_length=300)),
-                ('text', models.TextField(blank=True, help_text='Empty: allow all. Null: unreachable, so disallow all.', null=True)),
-                ('fetched_at', models.DateTimeField(auto_now_add=True)),
-                ('crawl', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='robots_files', to='sites.crawl')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("origin", models.CharField(max_length=300)),
+                (
+                    "text",
+                    models.TextField(
+                        blank=True,
+                        help_text="Empty: allow all. Null: unreachable, so disallow all.",
+                        null=True,
+                    ),
+                ),
+                ("fetched_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "crawl",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="robots_files",
+                        to="sites.crawl",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Site',
+            name="Site",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, max_length=200)),
-                ('url', models.URLField(help_text='Where crawls start; its host is the site.', max_length=2000, verbose_name='start URL')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('max_pages', models.PositiveIntegerField(blank=True, null=True)),
-                ('max_depth', models.PositiveIntegerField(blank=True, null=True)),
-                ('include_patterns', models.TextField(blank=True, help_text='Regular expressions, one a line: crawl only URLs matching one.')),
-                ('exclude_patterns', models.TextField(blank=True, help_text='Regular expressions, one a line: never crawl URLs matching one.')),
-                ('concurrency', models.PositiveSmallIntegerField(blank=True, help_text='Concurrent requests per host.', null=True)),
-                ('delay', models.FloatField(blank=True, help_text='Seconds between requests to one host.', null=True)),
-                ('obey_robots', models.BooleanField(default=True)),
-                ('check_external', models.BooleanField(default=True, help_text='Check (not crawl) outbound link targets.')),
-                ('owner', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='sites', to=settings.AUTH_USER_MODEL)),
-                ('shared_with', models.ManyToManyField(blank=True, related_name='shared_sites', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(blank=True, max_length=200)),
+                (
+                    "url",
+                    models.URLField(
+                        help_text="Where crawls start; its host is the site.",
+                        max_length=2000,
+                        verbose_name="start URL",
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("max_pages", models.PositiveIntegerField(blank=True, null=True)),
+                ("max_depth", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "include_patterns",
+                    models.TextField(
+                        blank=True, help_text="Regular expressions, one a line: crawl only URLs matching one."
+                    ),
+                ),
+                (
+                    "exclude_patterns",
+                    models.TextField(
+                        blank=True,
+                        help_text="Regular expressions, one a line: never crawl URLs matching one.",
+                    ),
+                ),
+                (
+                    "concurrency",
+                    models.PositiveSmallIntegerField(
+                        blank=True, help_text="Concurrent requests per host.", null=True
+                    ),
+                ),
+                (
+                    "delay",
+                    models.FloatField(
+                        blank=True, help_text="Seconds between requests to one host.", null=True
+                    ),
+                ),
+                ("obey_robots", models.BooleanField(default=True)),
+                (
+                    "check_external",
+                    models.BooleanField(default=True, help_text="Check (not crawl) outbound link targets."),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="sites",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "shared_with",
+                    models.ManyToManyField(
+                        blank=True, related_name="shared_sites", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name', 'url'],
+                "ordering": ["name", "url"],
             },
         ),
         migrations.AddField(
-            model_name='crawl',
-            name='site',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='crawls', to='sites.site'),
+            model_name="crawl",
+            name="site",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE, related_name="crawls", to="sites.site"
+            ),
         ),
         migrations.AddIndex(
-            model_name='page',
-            index=models.Index(fields=['crawl', 'state', 'depth', 'id'], name='page_frontier'),
+            model_name="page",
+            index=models.Index(fields=["crawl", "state", "depth", "id"], name="page_frontier"),
         ),
         migrations.AddIndex(
-            model_name='page',
-            index=models.Index(fields=['crawl', 'status_code'], name='page_status'),
+            model_name="page",
+            index=models.Index(fields=["crawl", "status_code"], name="page_status"),
         ),
         migrations.AddConstraint(
-            model_name='page',
-            constraint=models.UniqueConstraint(fields=('crawl', 'url_key'), name='page_unique_url_per_crawl'),
+            model_name="page",
+            constraint=models.UniqueConstraint(fields=("crawl", "url_key"), name="page_unique_url_per_crawl"),
         ),
         migrations.AddIndex(
-            model_name='link',
-            index=models.Index(fields=['crawl', 'target'], name='link_target'),
+            model_name="link",
+            index=models.Index(fields=["crawl", "target"], name="link_target"),
         ),
         migrations.AddConstraint(
-            model_name='robotsfile',
-            constraint=models.UniqueConstraint(fields=('crawl', 'origin'), name='robots_unique_origin_per_crawl'),
+            model_name="robotsfile",
+            constraint=models.UniqueConstraint(
+                fields=("crawl", "origin"), name="robots_unique_origin_per_crawl"
+            ),
         ),
     ]

@@ -28,8 +28,18 @@ log = logging.getLogger(__name__)
 BATCH_PER_THREAD = 8
 
 # Errors on the start page that mean the site itself cannot be audited.
-FATAL_START_ERRORS = {"invalid_url", "dns", "connect", "timeout", "tls", "blocked_address", "redirect_loop",
-                      "too_many_redirects", "protocol", "robots"}
+FATAL_START_ERRORS = {
+    "invalid_url",
+    "dns",
+    "connect",
+    "timeout",
+    "tls",
+    "blocked_address",
+    "redirect_loop",
+    "too_many_redirects",
+    "protocol",
+    "robots",
+}
 
 
 class CrawlError(ValueError):
@@ -42,8 +52,9 @@ class StepResult:
     wait: float = 0.0
 
 
-def crawl_config_for(*, site: Site, max_pages: int | None = None, max_depth: int | None = None,
-                     **overrides) -> CrawlConfig:
+def crawl_config_for(
+    *, site: Site, max_pages: int | None = None, max_depth: int | None = None, **overrides
+) -> CrawlConfig:
     start_url = normalize_url(site.url)
     if start_url is None:
         raise CrawlError(f"{site.url!r} is not an http(s) URL that can be crawled.")
@@ -68,14 +79,30 @@ def crawl_config_for(*, site: Site, max_pages: int | None = None, max_depth: int
     return CrawlConfig.from_settings(settings, start_url=start_url, **site_values)
 
 
-def crawl_start(*, site: Site, requested_by=None, enqueue: bool = True, max_pages: int | None = None,
-                max_depth: int | None = None, **overrides) -> Crawl:
+def crawl_start(
+    *,
+    site: Site,
+    requested_by=None,
+    enqueue: bool = True,
+    max_pages: int | None = None,
+    max_depth: int | None = None,
+    **overrides,
+) -> Crawl:
     """Create a crawl with its settings snapshot and seeded frontier; hand it to the workers on commit."""
     config = crawl_config_for(site=site, max_pages=max_pages, max_depth=max_depth, **overrides)
     with transaction.atomic():
+        # Lock the site row so two clicks on "Start" cannot both pass the check below.
+        Site.objects.select_for_update().filter(pk=site.pk).exists()
+        active = Crawl.objects.filter(site=site, status__in=Crawl.ACTIVE).first()
+        if active is not None:
+            raise CrawlError(
+                f"Crawl #{active.pk} of this site is still {active.status}; cancel it or wait for it."
+            )
         crawl = Crawl.objects.create(
-            site=site, requested_by=requested_by if getattr(requested_by, "pk", None) else None,
-            settings=config.to_dict(), pages_queued=1,
+            site=site,
+            requested_by=requested_by if getattr(requested_by, "pk", None) else None,
+            settings=config.to_dict(),
+            pages_queued=1,
         )
         frontier_seed(crawl=crawl, url=config.start_url)
         if enqueue:
@@ -120,7 +147,9 @@ def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepRes
         if not Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).exists():
             sessions.drop(crawl.pk)
             return StepResult(more=False)
-        claimed = _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
+        claimed = (
+            _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
+        )
         if in_flight is not None:
             _record(crawl, session, config, in_flight)
             in_flight = claimed
@@ -152,13 +181,21 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
     if not pages:
         return None
     robots_requests = _ensure_robots(crawl, session, [page.url for page in pages])
-    outcomes = session.submit_batch([FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages])
+    outcomes = session.submit_batch(
+        [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages]
+    )
     return InFlight(token, pages, outcomes, robots_requests)
 
 
 def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
-    stats = frontier_record(crawl=crawl, scope=session.scope, config=config, token=batch.token,
-                            pages=batch.pages, outcomes=batch.outcomes())
+    stats = frontier_record(
+        crawl=crawl,
+        scope=session.scope,
+        config=config,
+        token=batch.token,
+        pages=batch.pages,
+        outcomes=batch.outcomes(),
+    )
     crawl_update_progress(crawl=crawl, requests=stats.requests + batch.robots_requests, links=stats.links)
 
 
@@ -191,8 +228,11 @@ def crawl_update_progress(*, crawl: Crawl, requests: int = 0, links: int = 0) ->
         failed=Count("id", filter=BROKEN),
     )
     Crawl.objects.filter(pk=crawl.pk).update(
-        pages_done=counts["done"], pages_queued=counts["pending"], pages_failed=counts["failed"],
-        links_found=F("links_found") + links, requests_made=F("requests_made") + requests,
+        pages_done=counts["done"],
+        pages_queued=counts["pending"],
+        pages_failed=counts["failed"],
+        links_found=F("links_found") + links,
+        requests_made=F("requests_made") + requests,
         heartbeat_at=timezone.now(),
     )
 
@@ -234,8 +274,9 @@ def crawls_resume_stalled() -> list[int]:
     return resumed
 
 
-def crawl_run(*, crawl: Crawl, on_progress: Callable[[Crawl], None] | None = None,
-              step_seconds: float = 1.0) -> Crawl:
+def crawl_run(
+    *, crawl: Crawl, on_progress: Callable[[Crawl], None] | None = None, step_seconds: float = 1.0
+) -> Crawl:
     """Run a crawl to its end in this process (the CLI and tests), reporting progress after every step."""
     while True:
         result = crawl_step(crawl_id=crawl.pk, budget_seconds=step_seconds)

@@ -1,4 +1,4 @@
-"""Read-side queries behind the dashboard: visible sites with their last crawl, and the report tables' filters."""
+"""Read-side queries behind the dashboard: visible sites with their last crawl, the report tables' filters."""
 
 from __future__ import annotations
 
@@ -86,7 +86,17 @@ def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
     return (
         Link.objects.filter(crawl=crawl, target__in=broken_targets)
         .select_related("source", "target")
-        .only("id", "text", "tag", "target_url", "is_internal", "source__url", "target__status_code",
-              "target__error_kind", "target__fetch_error", "target__state")
+        .only(
+            "id",
+            "text",
+            "tag",
+            "target_url",
+            "is_internal",
+            "source__url",
+            "target__status_code",
+            "target__error_kind",
+            "target__fetch_error",
+            "target__state",
+        )
         .order_by("id")
     )

@@ -62,9 +62,13 @@ def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uu
             candidates = candidates.select_for_update(skip_locked=True)
         ids = list(candidates.values_list("id", flat=True)[:size])
         if ids:
-            Page.objects.filter(id__in=ids).update(state=Page.State.CLAIMED, claim_token=token, claimed_at=now)
+            Page.objects.filter(id__in=ids).update(
+                state=Page.State.CLAIMED, claim_token=token, claimed_at=now
+            )
     pages = list(
-        Page.objects.filter(id__in=ids, claim_token=token).only("id", "url", "depth", "is_internal", "attempts")
+        Page.objects.filter(id__in=ids, claim_token=token).only(
+            "id", "url", "depth", "is_internal", "attempts"
+        )
     )
     return token, pages
 
@@ -92,7 +96,11 @@ def frontier_status(*, crawl: Crawl, lease_seconds: float) -> FrontierStatus:
 
 def _page_fields(outcome: PageOutcome, now) -> dict:
     if outcome.blocked_by_robots or outcome.result is None:
-        return {"error_kind": "robots", "fetch_error": "Disallowed by robots.txt; not fetched.", "fetched_at": now}
+        return {
+            "error_kind": "robots",
+            "fetch_error": "Disallowed by robots.txt; not fetched.",
+            "fetched_at": now,
+        }
     result = outcome.result
     parsed = outcome.parsed or ParsedPage()
     fetch_error = result.error or (f"Malformed HTML: {parsed.error}" if parsed.error and result.body else "")
@@ -115,13 +123,19 @@ def _page_fields(outcome: PageOutcome, now) -> dict:
 
 
 def frontier_record(
-    *, crawl: Crawl, scope: CrawlScope, config: CrawlConfig, token: uuid.UUID, pages: list[Page],
+    *,
+    crawl: Crawl,
+    scope: CrawlScope,
+    config: CrawlConfig,
+    token: uuid.UUID,
+    pages: list[Page],
     outcomes: list[PageOutcome],
 ) -> RecordStats:
     """Write a fetched batch: page results, bodies, links, and the URLs they lead to, in one transaction."""
     stats, now = RecordStats(), timezone.now()
     by_id = {page.pk: page for page in pages}
     discovered: list[tuple[Page, ParsedPage, bool]] = []
+    bodies: list[PageBody] = []
     with transaction.atomic():
         for outcome in outcomes:
             page = by_id[outcome.job.page_id]
@@ -129,18 +143,22 @@ def frontier_record(
             mine = Page.objects.filter(pk=page.pk, claim_token=token, state=Page.State.CLAIMED)
             if outcome.retry_in is not None:
                 mine.update(
-                    state=Page.State.QUEUED, attempts=F("attempts") + 1, claim_token=None, claimed_at=None,
-                    not_before=now + timedelta(seconds=outcome.retry_in), status_code=outcome.result.status,
+                    state=Page.State.QUEUED,
+                    attempts=F("attempts") + 1,
+                    claim_token=None,
+                    claimed_at=None,
+                    not_before=now + timedelta(seconds=outcome.retry_in),
+                    status_code=outcome.result.status,
                 )
                 continue
             if not mine.update(state=Page.State.DONE, claim_token=None, **_page_fields(outcome, now)):
                 continue  # our claim went stale and another worker took the page over: its result stands
             stats.pages += 1
-            result = outcome.result
             if outcome.compressed_body is not None:
-                PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding).save(force_insert=True)
+                bodies.append(PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding))
             if outcome.parsed and outcome.parsed.links:
                 discovered.append((page, outcome.parsed, not outcome.nofollow or not config.obey_robots))
+        PageBody.objects.bulk_create(bodies, batch_size=100)
         stats.links = _admit_and_link(crawl, scope, config, discovered)
     return stats
 
@@ -180,7 +198,8 @@ def _admit_and_link(
     fresh = [(key, value) for key, value in wanted.items() if key not in known]
     if fresh:
         counts = Page.objects.filter(crawl=crawl).aggregate(
-            internal=Count("id", filter=Q(is_internal=True)), external=Count("id", filter=Q(is_internal=False))
+            internal=Count("id", filter=Q(is_internal=True)),
+            external=Count("id", filter=Q(is_internal=False)),
         )
         # External checks are capped like pages, so a link farm cannot turn an audit into a web crawl.
         room = {True: config.max_pages - counts["internal"], False: config.max_pages - counts["external"]}
@@ -194,8 +213,16 @@ def _admit_and_link(
 
     crawl_id = crawl.pk
     rows = [
-        (crawl_id, source_id, known.get(keys[link.url]), link.url, link.text, link.tag, same_site[link.url],
-         link.nofollow)
+        (
+            crawl_id,
+            source_id,
+            known.get(keys[link.url]),
+            link.url,
+            link.text,
+            link.tag,
+            same_site[link.url],
+            link.nofollow,
+        )
         for source_id, parsed in ((source.pk, parsed) for source, parsed, _ in discovered)
         for link in parsed.links
     ]
@@ -210,4 +237,3 @@ def _insert_links(rows: list[tuple]) -> None:
     columns = "crawl_id, source_id, target_id, target_url, text, tag, is_internal, nofollow"
     with connection.cursor() as cursor:
         cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)", rows)
-

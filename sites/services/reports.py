@@ -4,17 +4,45 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections.abc import Iterator
 
 from django.db.models import QuerySet
 
 from sites.models import Crawl, Link, Page
 
-PAGE_FIELDS = ("id", "url", "state", "status_code", "final_url", "redirects", "title", "depth", "size",
-               "response_ms", "content_type", "is_internal", "error_kind", "fetch_error", "noindex", "nofollow",
-               "canonical_url")
-CSV_PAGE_COLUMNS = ("url", "status", "final_url", "redirects", "title", "depth", "size", "response_ms",
-                    "content_type", "internal", "error")
+PAGE_FIELDS = (
+    "id",
+    "url",
+    "state",
+    "status_code",
+    "final_url",
+    "redirects",
+    "title",
+    "depth",
+    "size",
+    "response_ms",
+    "content_type",
+    "is_internal",
+    "error_kind",
+    "fetch_error",
+    "noindex",
+    "nofollow",
+    "canonical_url",
+)
+CSV_PAGE_COLUMNS = (
+    "url",
+    "status",
+    "final_url",
+    "redirects",
+    "title",
+    "depth",
+    "size",
+    "response_ms",
+    "content_type",
+    "internal",
+    "error",
+)
 CSV_LINK_COLUMNS = ("source", "target", "text", "tag", "internal", "status", "error")
 
 
@@ -49,8 +77,16 @@ def report_links(crawl: Crawl) -> QuerySet:
     return (
         Link.objects.filter(crawl=crawl)
         .order_by("id")
-        .values("source__url", "target_url", "text", "tag", "is_internal", "target__status_code",
-                "target__fetch_error", "target__state")
+        .values(
+            "source__url",
+            "target_url",
+            "text",
+            "tag",
+            "is_internal",
+            "target__status_code",
+            "target__fetch_error",
+            "target__state",
+        )
     )
 
 
@@ -93,12 +129,24 @@ def crawl_summary(crawl: Crawl) -> dict:
 
 def crawl_report(crawl: Crawl) -> dict:
     """The whole report: {"site", "crawl", "pages", "links"}; later checks add their verdicts to it."""
-    return {
+    return json.loads("".join(iter_report_json(crawl)))
+
+
+def iter_report_json(crawl: Crawl) -> Iterator[str]:
+    """The report of `crawl_report` as JSON text in pieces, a page or link at a time, for any size of crawl."""
+    head = {
         "site": {"id": crawl.site_id, "url": crawl.site.url, "name": crawl.site.name},
         "crawl": crawl_summary(crawl),
-        "pages": list(iter_report_pages(crawl)),
-        "links": list(iter_report_links(crawl)),
     }
+    yield json.dumps(head, ensure_ascii=False)[:-1] + ', "pages": ['
+    for section, rows in (("pages", iter_report_pages(crawl)), ("links", iter_report_links(crawl))):
+        if section == "links":
+            yield '], "links": ['
+        separator = "\n"
+        for row in rows:
+            yield separator + json.dumps(row, ensure_ascii=False)
+            separator = ",\n"
+    yield "]}\n"
 
 
 def _csv_value(value) -> str:

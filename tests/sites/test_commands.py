@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,12 @@ def test_audit_registers_the_site_and_writes_the_report(httpserver, tmp_path):
     assert {"url", "status", "final_url", "redirects", "title", "depth", "error"} <= set(pages[root])
     assert pages[root]["title"] == "Home" and pages[root + "gone"]["status"] == 404
     gone = next(link for link in report["links"] if link["target"] == root + "gone")
-    assert (gone["source"], gone["text"], gone["internal"], gone["status"]) == (root, "link to /gone", True, 404)
+    assert (gone["source"], gone["text"], gone["internal"], gone["status"]) == (
+        root,
+        "link to /gone",
+        True,
+        404,
+    )
     assert {"source", "target", "text", "internal", "status", "error"} <= set(gone)
 
 
@@ -47,7 +51,9 @@ def test_audit_reuses_the_registered_site(httpserver, tmp_path):
 
 
 @pytest.mark.django_db
-def test_audit_of_an_unreachable_site_fails_with_the_reason_and_still_writes_the_report(closed_port, tmp_path):
+def test_audit_of_an_unreachable_site_fails_with_the_reason_and_still_writes_the_report(
+    closed_port, tmp_path
+):
     report_file = tmp_path / "report.json"
     with pytest.raises(CommandError, match="could not be fetched"):
         call_command("audit", f"http://127.0.0.1:{closed_port}/", "--json", str(report_file), "--quiet")
@@ -73,11 +79,22 @@ def test_audit_rejects_bad_arguments_with_a_clear_error(arguments, message):
 
 def test_audit_json_to_stdout_is_valid_json(httpserver, tmp_path):
     root = serve_site(httpserver, {"/": html("Home")})
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "webaudit.settings", "WEBAUDIT_VAR_DIR": str(tmp_path),
-           "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8", "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3"}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
+        "WEBAUDIT_VAR_DIR": str(tmp_path),
+        "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
+    }
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
-    done = subprocess.run([sys.executable, "manage.py", "audit", root, "--json", "-"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "audit", root, "--json", "-"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["pages"][0]["title"] == "Home"
 
@@ -101,17 +118,46 @@ def test_ensure_admin_creates_a_superuser_once_and_says_where_its_password_is(se
 def test_the_embedded_default_runs_a_crawl_on_a_real_worker_with_the_file_broker(httpserver, tmp_path):
     """What `scripts/run` starts: SQLite and kombu's filesystem transport, no server at all."""
     root = serve_site(httpserver, {"/": html("Home", "/a"), "/a": html("A")})
-    env = {key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "CELERY_BROKER_URL")}
-    env.update(DJANGO_SETTINGS_MODULE="webaudit.settings", WEBAUDIT_VAR_DIR=str(tmp_path),
-               WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8")
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "CELERY_BROKER_URL")
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="webaudit.settings",
+        WEBAUDIT_VAR_DIR=str(tmp_path),
+        WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
+    )
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
-    worker = subprocess.Popen([sys.executable, "-m", "celery", "-A", "webaudit", "worker", "-Q", "default,crawl",
-                               "--concurrency", "1", "--loglevel", "WARNING"], cwd=REPO, env=env,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "webaudit",
+            "worker",
+            "-Q",
+            "default,crawl",
+            "--concurrency",
+            "1",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
-        done = subprocess.run([*manage, "audit", root, "--worker", "--json", str(tmp_path / "r.json")], cwd=REPO,
-                              env=env, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [*manage, "audit", root, "--worker", "--json", str(tmp_path / "r.json")],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         worker.terminate()
         worker.wait(timeout=30)

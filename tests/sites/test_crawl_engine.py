@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import gzip
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 from pytest_httpserver import HTTPServer
 from werkzeug.wrappers import Response
 
 from sites.models import Crawl, Link, Page
-from sites.services.crawls import crawl_cancel, crawl_start, crawl_step, crawls_resume_stalled
+from sites.services.crawls import CrawlError, crawl_cancel, crawl_start, crawl_step, crawls_resume_stalled
 from sites.services.frontier import frontier_claim
 from sites.services.sites import site_create
 from tests.sites.sitebuilder import html, requested_paths, serve_site
@@ -23,11 +25,14 @@ def urls_of(crawl: Crawl) -> set[str]:
 
 
 def test_crawl_finds_each_linked_page_once_whatever_form_its_links_take(httpserver, crawl_site):
-    root = serve_site(httpserver, {
-        "/": html("Home", "/a", "/a#top", "./a", "/b/../a", "b/", "/b/?y=2&x=1"),
-        "/a": html("A", "/", "/b/"),
-        "/b/": html("B", "/a", "/b/?x=1&y=2", "/missing"),
-    })
+    root = serve_site(
+        httpserver,
+        {
+            "/": html("Home", "/a", "/a#top", "./a", "/b/../a", "b/", "/b/?y=2&x=1"),
+            "/a": html("A", "/", "/b/"),
+            "/b/": html("B", "/a", "/b/?x=1&y=2", "/missing"),
+        },
+    )
     crawl = crawl_site(root)
     assert crawl.status == Crawl.Status.FINISHED
     base = root.rstrip("/")
@@ -89,7 +94,11 @@ def test_external_targets_are_not_checked_when_the_site_says_so(httpserver, craw
 
 
 def test_robots_txt_disallow_rules_are_obeyed(httpserver, crawl_site):
-    root = serve_site(httpserver, {"/": html("Home", "/private/secret", "/public")}, robots="User-agent: *\nDisallow: /private/\n")
+    root = serve_site(
+        httpserver,
+        {"/": html("Home", "/private/secret", "/public")},
+        robots="User-agent: *\nDisallow: /private/\n",
+    )
     httpserver.expect_request("/public").respond_with_data(html("Public"), content_type="text/html")
     crawl = crawl_site(root)
     blocked = Page.objects.get(crawl=crawl, url__endswith="/private/secret")
@@ -99,8 +108,11 @@ def test_robots_txt_disallow_rules_are_obeyed(httpserver, crawl_site):
 
 
 def test_robots_txt_is_ignored_when_the_site_says_so(httpserver, crawl_site):
-    root = serve_site(httpserver, {"/": html("Home", "/private/x"), "/private/x": html("X")},
-                      robots="User-agent: *\nDisallow: /\n")
+    root = serve_site(
+        httpserver,
+        {"/": html("Home", "/private/x"), "/private/x": html("X")},
+        robots="User-agent: *\nDisallow: /\n",
+    )
     crawl = crawl_site(root, site_settings={"obey_robots": False})
     assert Page.objects.get(crawl=crawl, url__endswith="/private/x").status_code == 200
 
@@ -112,20 +124,25 @@ def test_robots_crawl_delay_spaces_requests_to_the_host(httpserver, crawl_site):
         def handler(request):
             arrivals.append(time.monotonic())
             return Response(body, content_type="text/html")
+
         return handler
 
     serve_site(httpserver, {}, robots="User-agent: *\nCrawl-delay: 0.4\n")
     for path, body in {"/": html("Home", "/a", "/b"), "/a": html("A"), "/b": html("B")}.items():
         httpserver.expect_request(path).respond_with_handler(page(body))
     crawl_site(httpserver.url_for("/"), concurrency=4)
-    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:])]
+    gaps = [later - earlier for earlier, later in zip(arrivals, arrivals[1:], strict=False)]
     assert len(arrivals) == 3 and min(gaps) >= 0.35
 
 
 def test_a_429_with_retry_after_is_retried_and_not_reported_broken(httpserver, crawl_site):
     serve_site(httpserver, {})
-    answers = iter([Response("slow down", status=429, headers={"Retry-After": "1"}),
-                    Response(html("Finally"), content_type="text/html")])
+    answers = iter(
+        [
+            Response("slow down", status=429, headers={"Retry-After": "1"}),
+            Response(html("Finally"), content_type="text/html"),
+        ]
+    )
     httpserver.expect_request("/").respond_with_handler(lambda request: next(answers))
     started = time.monotonic()
     crawl = crawl_site(httpserver.url_for("/"))
@@ -157,20 +174,28 @@ def test_max_pages_and_max_depth_bound_the_crawl(httpserver, crawl_site):
 
 
 def test_include_and_exclude_patterns_choose_what_is_crawled(httpserver, crawl_site):
-    root = serve_site(httpserver, {
-        "/": html("Home", "/docs/a", "/docs/private/b", "/blog/c"),
-        "/docs/a": html("A"), "/docs/private/b": html("B"), "/blog/c": html("C"),
-    })
+    root = serve_site(
+        httpserver,
+        {
+            "/": html("Home", "/docs/a", "/docs/private/b", "/blog/c"),
+            "/docs/a": html("A"),
+            "/docs/private/b": html("B"),
+            "/blog/c": html("C"),
+        },
+    )
     crawl = crawl_site(root, site_settings={"include_patterns": "/docs/", "exclude_patterns": "private"})
     assert {url.split("/", 3)[3] for url in urls_of(crawl)} == {"", "docs/a"}
     assert Link.objects.filter(crawl=crawl, target__isnull=True).count() == 2
 
 
 def test_meta_robots_nofollow_keeps_links_recorded_but_not_followed(httpserver, crawl_site):
-    root = serve_site(httpserver, {
-        "/": html("Home", "/a", extra='<meta name="robots" content="noindex, nofollow">'),
-        "/a": html("A"),
-    })
+    root = serve_site(
+        httpserver,
+        {
+            "/": html("Home", "/a", extra='<meta name="robots" content="noindex, nofollow">'),
+            "/a": html("A"),
+        },
+    )
     crawl = crawl_site(root)
     home = Page.objects.get(crawl=crawl, depth=0)
     assert home.noindex and home.nofollow
@@ -196,15 +221,19 @@ def test_a_start_url_on_a_private_address_is_refused_when_not_allowed(crawl_site
 def test_bad_pages_are_recorded_on_the_page_and_the_crawl_finishes(httpserver, crawl_site, settings):
     settings.WEBAUDIT_FETCH_MAX_BYTES = 100_000
     bomb = gzip.compress(b"\0" * 20_000_000)
-    root = serve_site(httpserver, {
-        "/": html("Home", "/malformed", "/binary", "/huge", "/bomb", "/loop", "/empty"),
-        "/malformed": "<html><head><title>Broken<body><a href='/x'>x</a><<<>>><table><tr><td></div>",
-        "/empty": "",
-    })
+    root = serve_site(
+        httpserver,
+        {
+            "/": html("Home", "/malformed", "/binary", "/huge", "/bomb", "/loop", "/empty"),
+            "/malformed": "<html><head><title>Broken<body><a href='/x'>x</a><<<>>><table><tr><td></div>",
+            "/empty": "",
+        },
+    )
     httpserver.expect_request("/binary").respond_with_data(bytes(range(256)) * 100, content_type="text/html")
     httpserver.expect_request("/huge").respond_with_data("<p>" + "x" * 300_000, content_type="text/html")
     httpserver.expect_request("/bomb").respond_with_data(
-        bomb, content_type="text/html", headers={"Content-Encoding": "gzip"})
+        bomb, content_type="text/html", headers={"Content-Encoding": "gzip"}
+    )
     httpserver.expect_request("/loop").respond_with_data("", status=302, headers={"Location": "/loop2"})
     httpserver.expect_request("/loop2").respond_with_data("", status=302, headers={"Location": "/loop"})
     crawl = crawl_site(root)
@@ -256,14 +285,21 @@ def test_a_result_from_a_worker_whose_claim_went_stale_is_not_written(httpserver
 
 def test_stalled_crawls_are_resumed_and_live_ones_left_alone(httpserver, user, settings):
     settings.WEBAUDIT_CRAWL_LEASE_SECONDS = 60
-    site = site_create(owner=user, url=serve_site(httpserver, {"/": html("Home")}))
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    stalled = crawl_start(site=site, enqueue=False)
-    live = crawl_start(site=site, enqueue=False)
-    Crawl.objects.filter(pk=stalled.pk).update(status="running", heartbeat_at=timezone.now() - timedelta(minutes=5))
+    root = serve_site(httpserver, {"/": html("Home")})
+    stalled = crawl_start(site=site_create(owner=user, url=root), enqueue=False)
+    live = crawl_start(site=site_create(owner=user, url=root), enqueue=False)
+    Crawl.objects.filter(pk=stalled.pk).update(
+        status="running", heartbeat_at=timezone.now() - timedelta(minutes=5)
+    )
     Crawl.objects.filter(pk=live.pk).update(status="running", heartbeat_at=timezone.now())
     assert crawls_resume_stalled() == [stalled.pk]
     assert crawls_resume_stalled() == []  # its heartbeat was touched
+
+
+def test_a_site_has_one_active_crawl_at_a_time(httpserver, user):
+    site = site_create(owner=user, url=serve_site(httpserver, {"/": html("Home")}))
+    first = crawl_start(site=site, enqueue=False)
+    with pytest.raises(CrawlError, match=f"#{first.pk}.*still queued"):
+        crawl_start(site=site, enqueue=False)
+    crawl_cancel(crawl=first)
+    assert crawl_start(site=site, enqueue=False).pk != first.pk

@@ -19,8 +19,10 @@ def test_links_come_with_anchor_text_and_images_with_alt():
 
 
 def test_base_href_changes_where_relative_links_point():
-    page = parse_html(b'<head><base href="http://cdn.example.org/root/"></head><a href="x">x</a>',
-                      url="http://example.com/a/")
+    page = parse_html(
+        b'<head><base href="http://cdn.example.org/root/"></head><a href="x">x</a>',
+        url="http://example.com/a/",
+    )
     assert page.links[0].url == "http://cdn.example.org/root/x"
 
 
@@ -43,7 +45,9 @@ def test_malformed_binary_and_empty_input_never_raise():
     assert parse_html(b"", url="http://example.com/").error == "empty body"
     garbage = parse_html(bytes(range(256)) * 50, url="http://example.com/")
     assert garbage.links == []
-    broken = parse_html(b"<html><a href='/x'>unclosed <table><tr><td></div></span>", url="http://example.com/")
+    broken = parse_html(
+        b"<html><a href='/x'>unclosed <table><tr><td></div></span>", url="http://example.com/"
+    )
     assert [link.url for link in broken.links] == ["http://example.com/x"]
 
 

@@ -15,8 +15,13 @@ pytestmark = [pytest.mark.django_db, pytest.mark.testbed]
 
 def test_honest_site_crawl_finds_every_page_reachable_by_links_once_with_its_status(testbed, crawl_site):
     agent = f"webaudit-test/{uuid.uuid4().hex[:8]}"
-    crawl = crawl_site(testbed["honest"], site_settings={"check_external": False}, concurrency=8,
-                       max_pages=100_000, user_agent=agent)
+    crawl = crawl_site(
+        testbed["honest"],
+        site_settings={"check_external": False},
+        concurrency=8,
+        max_pages=100_000,
+        user_agent=agent,
+    )
     assert crawl.status == Crawl.Status.FINISHED, crawl.error
 
     pages = list(Page.objects.filter(crawl=crawl).values("url", "status_code", "redirects", "state", "title"))
@@ -47,5 +52,7 @@ def test_redirect_to_home_is_recorded_hop_by_hop(testbed, crawl_site):
 def test_a_directory_without_its_slash_redirects_once_to_it(testbed, crawl_site):
     crawl = crawl_site(testbed["honest"] + "library", max_pages=1)
     start = Page.objects.get(crawl=crawl, depth=0)
-    assert [(hop["status"], hop["location"]) for hop in start.redirects] == [(301, testbed["honest"] + "library/")]
+    assert [(hop["status"], hop["location"]) for hop in start.redirects] == [
+        (301, testbed["honest"] + "library/")
+    ]
     assert start.status_code == 200

@@ -26,8 +26,21 @@ def test_normalize_url_gives_one_form_per_page(raw, expected):
 
 
 @pytest.mark.parametrize(
-    "raw", ["", "   ", "mailto:a@b.c", "javascript:void(0)", "ftp://example.com/", "http://", "http://:80/",
-            "http://exa mple.com/", "http://example.com:99999/", "http://[::1/", "data:text/html,hi", "//"],
+    "raw",
+    [
+        "",
+        "   ",
+        "mailto:a@b.c",
+        "javascript:void(0)",
+        "ftp://example.com/",
+        "http://",
+        "http://:80/",
+        "http://exa mple.com/",
+        "http://example.com:99999/",
+        "http://[::1/",
+        "data:text/html,hi",
+        "//",
+    ],
 )
 def test_normalize_url_rejects_what_cannot_be_crawled(raw):
     assert normalize_url(raw) is None

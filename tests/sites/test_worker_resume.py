@@ -19,7 +19,12 @@ from sites.services.sites import site_create
 from sites.tasks import crawl_step as crawl_step_task
 from webaudit.celery import app as celery_app
 
-pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis, pytest.mark.worker, pytest.mark.testbed]
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.redis,
+    pytest.mark.worker,
+    pytest.mark.testbed,
+]
 
 REPO = Path(__file__).resolve().parents[2]
 LEASE_SECONDS = 3
@@ -35,12 +40,29 @@ def database_url() -> str:
 
 
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
-    command = [sys.executable, "-m", "celery", "-A", "webaudit", "worker", "-B", "-Q", "default,crawl",
-               "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle",
-               "--schedule", str(log.parent / "beat-schedule")]
+    command = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "webaudit",
+        "worker",
+        "-B",
+        "-Q",
+        "default,crawl",
+        "--concurrency",
+        "1",
+        "--loglevel",
+        "INFO",
+        "--without-gossip",
+        "--without-mingle",
+        "--schedule",
+        str(log.parent / "beat-schedule"),
+    ]
     # Its own session, so killing its process group kills the pool children too, as a dying machine would.
-    return subprocess.Popen(command, cwd=REPO, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    return subprocess.Popen(
+        command, cwd=REPO, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True
+    )
 
 
 def wait_for(condition, timeout: float, what: str) -> None:
@@ -57,15 +79,22 @@ def worker_env(redis_url, tmp_path) -> dict[str, str]:
     redis.Redis.from_url(redis_url).flushdb()  # no task left over from an earlier run
     env = dict(os.environ)
     env.update(
-        DJANGO_SETTINGS_MODULE="webaudit.settings", DATABASE_URL=database_url(), CELERY_BROKER_URL=redis_url,
-        WEBAUDIT_VAR_DIR=str(tmp_path), WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8", WEBAUDIT_CRAWL_DELAY="0",
-        WEBAUDIT_CRAWL_LEASE_SECONDS=str(LEASE_SECONDS), WEBAUDIT_CRAWL_STEP_SECONDS="1",
+        DJANGO_SETTINGS_MODULE="webaudit.settings",
+        DATABASE_URL=database_url(),
+        CELERY_BROKER_URL=redis_url,
+        WEBAUDIT_VAR_DIR=str(tmp_path),
+        WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
+        WEBAUDIT_CRAWL_DELAY="0",
+        WEBAUDIT_CRAWL_LEASE_SECONDS=str(LEASE_SECONDS),
+        WEBAUDIT_CRAWL_STEP_SECONDS="1",
         WEBAUDIT_RESUME_CHECK_SECONDS="1",
     )
     return env
 
 
-def test_a_crawl_survives_its_worker_being_killed_and_finds_the_same_pages(testbed, user, worker_env, tmp_path):
+def test_a_crawl_survives_its_worker_being_killed_and_finds_the_same_pages(
+    testbed, user, worker_env, tmp_path
+):
     site = site_create(owner=user, url=testbed["honest"], check_external=False)
     reference = crawl_run(crawl=crawl_start(site=site, enqueue=False, max_pages=100_000))
     expected_urls = set(Page.objects.filter(crawl=reference).values_list("url", flat=True))
@@ -87,8 +116,11 @@ def test_a_crawl_survives_its_worker_being_killed_and_finds_the_same_pages(testb
 
     second = start_worker(worker_env, log)
     try:
-        wait_for(lambda: not Crawl.objects.get(pk=crawl.pk).is_active, 180,
-                 f"the resumed crawl to finish (worker log: {log})")
+        wait_for(
+            lambda: not Crawl.objects.get(pk=crawl.pk).is_active,
+            180,
+            f"the resumed crawl to finish (worker log: {log})",
+        )
     finally:
         os.killpg(second.pid, signal.SIGTERM)
         second.wait(timeout=30)

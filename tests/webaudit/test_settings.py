@@ -38,15 +38,28 @@ def test_a_malformed_value_is_rejected_not_guessed(monkeypatch, reader, raw, mes
 
 
 def run_manage(*arguments: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {key: value for key, value in os.environ.items() if not key.startswith(("WEBAUDIT_", "DATABASE_URL"))}
-    return subprocess.run([sys.executable, "manage.py", *arguments], cwd=REPO, capture_output=True, text=True,
-                          env={**clean, "DJANGO_SETTINGS_MODULE": "webaudit.settings", **env}, timeout=120)
+    clean = {
+        key: value for key, value in os.environ.items() if not key.startswith(("WEBAUDIT_", "DATABASE_URL"))
+    }
+    return subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**clean, "DJANGO_SETTINGS_MODULE": "webaudit.settings", **env},
+        timeout=120,
+    )
 
 
 def test_production_settings_pass_the_deployment_checklist(tmp_path):
     done = run_manage(
-        "check", "--deploy", "--fail-level", "WARNING",
-        WEBAUDIT_SECRET_KEY=secrets.token_urlsafe(50), WEBAUDIT_ALLOWED_HOSTS="audit.example.com", WEBAUDIT_HTTPS="1",
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        WEBAUDIT_SECRET_KEY=secrets.token_urlsafe(50),
+        WEBAUDIT_ALLOWED_HOSTS="audit.example.com",
+        WEBAUDIT_HTTPS="1",
         WEBAUDIT_VAR_DIR=str(tmp_path),
     )
     assert done.returncode == 0, done.stderr + done.stdout

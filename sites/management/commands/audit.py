@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -11,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from sites.models import Crawl
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_run, crawl_start
-from sites.services.reports import crawl_report
+from sites.services.reports import crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
 
 
@@ -37,8 +36,11 @@ class Progress:
             self.bar.refresh()
         elif time.monotonic() - self.last_line > 5 or not crawl.is_active:
             self.last_line = time.monotonic()
-            print(f"crawl {crawl.pk}: {crawl.status}, {crawl.pages_done} done, {crawl.pages_queued} queued, "
-                  f"{crawl.pages_failed} failed", file=sys.stderr)
+            print(
+                f"crawl {crawl.pk}: {crawl.status}, {crawl.pages_done} done, {crawl.pages_queued} queued, "
+                f"{crawl.pages_failed} failed",
+                file=sys.stderr,
+            )
 
     def close(self) -> None:
         if self.bar is not None:
@@ -51,15 +53,23 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("url", help="the start URL, e.g. https://example.com/")
         parser.add_argument("--max-pages", type=int, help="stop after this many pages of the site")
-        parser.add_argument("--max-depth", type=int, help="follow links at most this many clicks from the start")
+        parser.add_argument(
+            "--max-depth", type=int, help="follow links at most this many clicks from the start"
+        )
         parser.add_argument("--concurrency", type=int, help="concurrent requests per host")
         parser.add_argument("--delay", type=float, help="seconds between requests to one host")
         parser.add_argument("--json", metavar="FILE", help="write the report here ('-' for standard output)")
-        parser.add_argument("--user", default="admin",
-                            help="owner of the site when it is new (created without a password if missing)")
-        parser.add_argument("--worker", action="store_true",
-                            help="hand the crawl to the Celery workers and follow its progress, "
-                                 "instead of crawling in this process")
+        parser.add_argument(
+            "--user",
+            default="admin",
+            help="owner of the site when it is new (created without a password if missing)",
+        )
+        parser.add_argument(
+            "--worker",
+            action="store_true",
+            help="hand the crawl to the Celery workers and follow its progress, "
+            "instead of crawling in this process",
+        )
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
     def handle(self, *args, **options) -> None:
@@ -74,19 +84,28 @@ class Command(BaseCommand):
         try:
             site, created = site_get_or_create(owner=owner, url=options["url"])
             crawl = crawl_start(
-                site=site, requested_by=owner, enqueue=options["worker"], max_pages=options["max_pages"],
-                max_depth=options["max_depth"], concurrency=options["concurrency"], delay=options["delay"],
+                site=site,
+                requested_by=owner,
+                enqueue=options["worker"],
+                max_pages=options["max_pages"],
+                max_depth=options["max_depth"],
+                concurrency=options["concurrency"],
+                delay=options["delay"],
             )
         except (SiteError, CrawlError) as exc:
             raise CommandError(str(exc)) from None
         quiet = options["quiet"] or options["json"] == "-"
         if not quiet:
-            self.stderr.write(f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); "
-                              f"crawl {crawl.pk}")
+            self.stderr.write(
+                f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); crawl {crawl.pk}"
+            )
         progress = Progress(enabled=not quiet)
         try:
-            crawl = self._follow(crawl, progress) if options["worker"] else crawl_run(
-                crawl=crawl, on_progress=progress.update)
+            crawl = (
+                self._follow(crawl, progress)
+                if options["worker"]
+                else crawl_run(crawl=crawl, on_progress=progress.update)
+            )
         except KeyboardInterrupt:
             crawl_cancel(crawl=crawl)
             self.stderr.write("Interrupted: crawl cancelled; writing what was found.")
@@ -105,14 +124,15 @@ class Command(BaseCommand):
             time.sleep(1.0)
 
     def _write(self, crawl: Crawl, destination: str | None, quiet: bool) -> None:
-        report = crawl_report(crawl)
         if destination == "-":
-            json.dump(report, sys.stdout, indent=1)
-            sys.stdout.write("\n")
+            sys.stdout.writelines(iter_report_json(crawl))
         elif destination:
-            with open(destination, "w", encoding="utf-8") as handle:
-                json.dump(report, handle, indent=1)
-        summary = report["crawl"]
+            try:
+                with open(destination, "w", encoding="utf-8") as handle:
+                    handle.writelines(iter_report_json(crawl))
+            except OSError as exc:
+                raise CommandError(f"Cannot write the report to {destination}: {exc.strerror}") from None
+        summary = crawl_summary(crawl)
         if not quiet:
             self.stderr.write(
                 f"Crawl {crawl.pk} {summary['status']}: {summary['pages_done']} pages, {summary['pages_failed']} "

@@ -33,7 +33,9 @@ class Command(BaseCommand):
             user.set_password(password)
             user.save()
         if os.environ.get("WEBAUDIT_ADMIN_PASSWORD"):
-            self.stdout.write(f"Created admin login {username!r} with the password from WEBAUDIT_ADMIN_PASSWORD.")
+            self.stdout.write(
+                f"Created admin login {username!r} with the password from WEBAUDIT_ADMIN_PASSWORD."
+            )
             return
         password_file.write_text(password + "\n")
         password_file.chmod(0o600)

@@ -17,21 +17,49 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--web-workers", type=int, default=2)
-        parser.add_argument("--worker-concurrency", type=int, default=2,
-                            help="crawls the Celery worker runs at once")
+        parser.add_argument(
+            "--worker-concurrency", type=int, default=2, help="crawls the Celery worker runs at once"
+        )
 
     def handle(self, *args, **options) -> None:
         python = sys.executable
         commands = {
-            "web": [python, "-m", "gunicorn", "webaudit.wsgi", "--bind", f"{options['host']}:{options['port']}",
-                    "--workers", str(options["web_workers"]), "--threads", "4", "--access-logfile", "-"],
+            "web": [
+                python,
+                "-m",
+                "gunicorn",
+                "webaudit.wsgi",
+                "--bind",
+                f"{options['host']}:{options['port']}",
+                "--workers",
+                str(options["web_workers"]),
+                "--threads",
+                "4",
+                "--access-logfile",
+                "-",
+            ],
             # -B runs the beat scheduler inside this worker: it re-enqueues crawls whose worker died.
-            "worker": [python, "-m", "celery", "-A", "webaudit", "worker", "-B", "-Q", "default,crawl",
-                       "--concurrency", str(options["worker_concurrency"]), "--loglevel", "INFO"],
+            "worker": [
+                python,
+                "-m",
+                "celery",
+                "-A",
+                "webaudit",
+                "worker",
+                "-B",
+                "-Q",
+                "default,crawl",
+                "--concurrency",
+                str(options["worker_concurrency"]),
+                "--loglevel",
+                "INFO",
+            ],
         }
         processes = {name: subprocess.Popen(command) for name, command in commands.items()}
-        self.stdout.write(f"webaudit on http://{options['host']}:{options['port']}/ (web pid "
-                          f"{processes['web'].pid}, worker pid {processes['worker'].pid}); Ctrl-C stops both.")
+        self.stdout.write(
+            f"webaudit on http://{options['host']}:{options['port']}/ (web pid "
+            f"{processes['web'].pid}, worker pid {processes['worker'].pid}); Ctrl-C stops both."
+        )
         stopping = False
 
         def stop(*_args) -> None:

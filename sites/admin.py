@@ -1,0 +1,204 @@
+"""Django admin for sites, crawls, pages and links; its actions call sites.services.
+
+Page and Link tables grow to hundreds of thousands of rows: their lists never count every row, never load page
+bodies, order by primary key, and use raw id widgets instead of select boxes.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.db.models import Count, QuerySet
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
+
+from sites.forms import SiteForm
+from sites.models import Crawl, Link, Page, Site
+from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
+
+admin.site.site_header = "webaudit administration"
+admin.site.site_title = "webaudit admin"
+
+# Crawls offered in the page and link list filters: the most recent ones, since a long list is unusable.
+RECENT_CRAWLS_IN_FILTER = 30
+
+
+def _start_crawls(modeladmin: admin.ModelAdmin, request: HttpRequest, sites: list[Site]) -> None:
+    started, failed = [], []
+    for site in sites:
+        try:
+            started.append(crawl_start(site=site, requested_by=request.user))
+        except CrawlError as exc:
+            failed.append(f"{site}: {exc}")
+    if started:
+        ids = ", ".join(f"#{crawl.pk}" for crawl in started)
+        modeladmin.message_user(request, f"Started {len(started)} crawl(s): {ids}.", messages.SUCCESS)
+    for message in failed:
+        modeladmin.message_user(request, f"Could not start a crawl of {message}", messages.ERROR)
+
+
+@admin.register(Site)
+class SiteAdmin(admin.ModelAdmin):
+    form = SiteForm  # the dashboard's URL and pattern checks
+    list_display = ("name", "url", "owner", "created_at", "crawl_count")
+    list_filter = ("owner",)
+    search_fields = ("url", "name")
+    list_select_related = ("owner",)
+    raw_id_fields = ("owner",)
+    filter_horizontal = ("shared_with",)
+    date_hierarchy = "created_at"
+    actions = ["start_crawl"]
+    fieldsets = (
+        (None, {"fields": ("url", "name", "owner", "shared_with")}),
+        (
+            "Crawl settings",
+            {
+                "fields": (
+                    "max_pages",
+                    "max_depth",
+                    "include_patterns",
+                    "exclude_patterns",
+                    "concurrency",
+                    "delay",
+                    "obey_robots",
+                    "check_external",
+                )
+            },
+        ),
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Site]:
+        return super().get_queryset(request).annotate(crawl_total=Count("crawls"))
+
+    @admin.display(description="Crawls", ordering="crawl_total")
+    def crawl_count(self, site: Site) -> int:
+        return site.crawl_total
+
+    @admin.action(description="Start a crawl")
+    def start_crawl(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        _start_crawls(self, request, list(queryset))
+
+
+@admin.register(Crawl)
+class CrawlAdmin(admin.ModelAdmin):
+    list_display = (
+        "id",
+        "site",
+        "status",
+        "pages_done",
+        "pages_failed",
+        "pages_queued",
+        "requests_made",
+        "started_at",
+        "finished_at",
+    )
+    list_display_links = ("id", "site")
+    list_filter = ("status", "site")
+    list_select_related = ("site",)
+    search_fields = ("site__url", "site__name")
+    date_hierarchy = "created_at"
+    actions = ["cancel", "start_again"]
+    raw_id_fields = ("site", "requested_by")
+    readonly_fields = (
+        "site",
+        "requested_by",
+        "status",
+        "dashboard",
+        "pages_done",
+        "pages_failed",
+        "pages_queued",
+        "links_found",
+        "requests_made",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "heartbeat_at",
+        "error",
+        "settings",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # a crawl needs its seeded frontier: start one with the Sites action
+
+    @admin.display(description="Dashboard")
+    def dashboard(self, crawl: Crawl) -> str:
+        return format_html('<a href="{}">Progress and report</a>', reverse("sites:crawl", args=[crawl.pk]))
+
+    @admin.action(description="Cancel")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Crawl]) -> None:
+        cancelled = sum(crawl_cancel(crawl=crawl) for crawl in queryset)
+        skipped = queryset.count() - cancelled
+        self.message_user(request, f"Cancelled {cancelled} crawl(s).", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, f"{skipped} crawl(s) had already ended.", messages.WARNING)
+
+    @admin.action(description="Start again (a new crawl of the same site)")
+    def start_again(self, request: HttpRequest, queryset: QuerySet[Crawl]) -> None:
+        sites = {crawl.site_id: crawl.site for crawl in queryset.select_related("site")}
+        _start_crawls(self, request, list(sites.values()))
+
+
+class RecentCrawlFilter(admin.SimpleListFilter):
+    """Filter by crawl, listing recent crawls with their site in one query (no query per crawl)."""
+
+    title = "crawl"
+    parameter_name = "crawl__id__exact"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        crawls = Crawl.objects.select_related("site").order_by("-id")[:RECENT_CRAWLS_IN_FILTER]
+        return [(str(crawl.pk), f"#{crawl.pk} {crawl.site}") for crawl in crawls]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        return queryset.filter(crawl_id=self.value()) if self.value() else queryset
+
+
+class ReadOnlyRecordAdmin(admin.ModelAdmin):
+    """Pages and links are what a crawl found: viewable and deletable, never edited or added by hand."""
+
+    show_full_result_count = False
+    ordering = ("-id",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(Page)
+class PageAdmin(ReadOnlyRecordAdmin):
+    list_display = (
+        "url",
+        "status_code",
+        "depth",
+        "size",
+        "response_ms",
+        "is_internal",
+        "error_kind",
+        "crawl_number",
+    )
+    list_filter = ("status_code", "is_internal", "state", "error_kind", RecentCrawlFilter)
+    search_fields = ("url", "title")
+    raw_id_fields = ("crawl",)
+    exclude = ("claim_token",)
+
+    @admin.display(description="Crawl", ordering="crawl_id")
+    def crawl_number(self, page: Page) -> str:
+        return f"#{page.crawl_id}"  # the id alone, so the list never loads a crawl per row
+
+
+@admin.register(Link)
+class LinkAdmin(ReadOnlyRecordAdmin):
+    list_display = ("source", "target_url", "text", "tag", "is_internal")
+    list_filter = ("tag", "is_internal", RecentCrawlFilter)
+    search_fields = ("target_url", "text")
+    raw_id_fields = ("crawl", "source", "target")
+    list_select_related = ("source",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Link]:
+        # The source column shows only its URL; skip the rest of the page row.
+        return (
+            super()
+            .get_queryset(request)
+            .defer("source__title", "source__redirects", "source__fetch_error", "source__canonical_url")
+        )

@@ -1,0 +1,572 @@
+"""The dashboard as a signed-in user meets it: access, forms, crawl actions, report tables, downloads."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from sites.models import Crawl, Page, Site
+from sites.services.reports import CSV_LINK_COLUMNS, CSV_PAGE_COLUMNS
+from tests.sites.factories import make_crawl, make_link, make_page, make_site, make_user
+
+pytestmark = pytest.mark.django_db
+
+SITE_GET_URLS = ["sites:detail"]
+SITE_POST_URLS = ["sites:crawl_start", "sites:share"]
+CRAWL_GET_URLS = [
+    "sites:crawl",
+    "sites:crawl_progress",
+    "sites:crawl_progress_json",
+    "sites:crawl_report_json",
+    "sites:crawl_pages_csv",
+    "sites:crawl_links_csv",
+]
+CRAWL_POST_URLS = ["sites:crawl_cancel"]
+
+
+@pytest.fixture
+def owner():
+    return make_user("olivia")
+
+
+@pytest.fixture
+def signed_in(client, owner):
+    client.force_login(owner)
+    return client
+
+
+def body(response) -> str:
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()
+
+
+# Access
+
+
+@pytest.mark.parametrize("name", ["sites:list", "sites:add"])
+def test_dashboard_pages_send_an_anonymous_visitor_to_the_login_page(client, name):
+    response = client.get(reverse(name))
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login") + "?next=")
+
+
+@pytest.mark.parametrize("name", SITE_GET_URLS + SITE_POST_URLS + CRAWL_GET_URLS + CRAWL_POST_URLS)
+def test_site_and_crawl_urls_send_an_anonymous_visitor_to_the_login_page(client, name):
+    crawl = make_crawl()
+    arg = crawl.site_id if name in SITE_GET_URLS + SITE_POST_URLS else crawl.pk
+    method = client.post if name in SITE_POST_URLS + CRAWL_POST_URLS else client.get
+
+    response = method(reverse(name, args=[arg]))
+
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+@pytest.mark.parametrize("name", SITE_GET_URLS + SITE_POST_URLS)
+def test_someone_elses_site_is_not_found_on_every_site_url(signed_in, name):
+    stranger_site = make_site(owner=make_user("mallory"))
+    method = signed_in.post if name in SITE_POST_URLS else signed_in.get
+
+    response = method(reverse(name, args=[stranger_site.pk]), {"username": "olivia"})
+
+    assert response.status_code == 404
+    assert not Crawl.objects.filter(site=stranger_site).exists()
+    assert not stranger_site.shared_with.exists()
+
+
+@pytest.mark.parametrize("name", CRAWL_GET_URLS + CRAWL_POST_URLS)
+def test_someone_elses_crawl_is_not_found_on_every_crawl_url(signed_in, name):
+    crawl = make_crawl(make_site(owner=make_user("mallory")), status=Crawl.Status.RUNNING)
+    method = signed_in.post if name in CRAWL_POST_URLS else signed_in.get
+
+    response = method(reverse(name, args=[crawl.pk]))
+
+    assert response.status_code == 404
+    crawl.refresh_from_db()
+    assert crawl.status == Crawl.Status.RUNNING
+
+
+def test_a_user_the_site_is_shared_with_sees_the_site_and_its_crawls(client, owner):
+    site = make_site(owner=owner, name="Docs")
+    crawl = make_crawl(site)
+    auditor = make_user("sam")
+    site.shared_with.add(auditor)
+    client.force_login(auditor)
+
+    assert "Docs" in body(client.get(reverse("sites:list")))
+    assert client.get(reverse("sites:detail", args=[site.pk])).status_code == 200
+    assert client.get(reverse("sites:crawl", args=[crawl.pk])).status_code == 200
+    assert client.get(reverse("sites:crawl_report_json", args=[crawl.pk])).status_code == 200
+
+
+def test_the_site_list_shows_only_visible_sites_with_their_last_crawl_status(signed_in, owner):
+    mine = make_site(owner=owner, name="Mine")
+    make_crawl(mine, status=Crawl.Status.FAILED)
+    make_crawl(mine, status=Crawl.Status.RUNNING)  # the latest
+    make_site(owner=make_user("mallory"), name="Theirs")
+
+    response = signed_in.get(reverse("sites:list"))
+
+    sites = list(response.context["page_obj"])
+    assert [site.name for site in sites] == ["Mine"]
+    assert sites[0].last_crawl_status == Crawl.Status.RUNNING
+    assert "Theirs" not in body(response)
+    assert 'class="badge badge-running"' in body(response)
+
+
+def test_the_site_list_is_paginated(signed_in, owner):
+    for number in range(27):
+        make_site(owner=owner, name=f"Site {number:02d}")
+
+    first = signed_in.get(reverse("sites:list"))
+    second = signed_in.get(reverse("sites:list"), {"page": 2})
+
+    assert len(first.context["page_obj"]) == 25
+    assert [site.name for site in second.context["page_obj"]] == ["Site 25", "Site 26"]
+
+
+# Adding and sharing sites
+
+
+def test_adding_a_site_saves_its_settings_and_redirects_to_it(signed_in, owner):
+    response = signed_in.post(
+        reverse("sites:add"),
+        {
+            "url": "https://Docs.Example.com/start",
+            "name": "Docs",
+            "max_pages": "50",
+            "concurrency": "2",
+            "exclude_patterns": "/private/",
+            "obey_robots": "on",
+        },
+    )
+
+    site = Site.objects.get()
+    assert response.status_code == 302
+    assert response["Location"] == reverse("sites:detail", args=[site.pk])
+    assert (site.owner, site.url, site.name) == (owner, "https://docs.example.com/start", "Docs")
+    assert (site.max_pages, site.concurrency, site.max_depth) == (50, 2, None)
+    assert site.obey_robots is True and site.check_external is False
+
+
+@pytest.mark.parametrize("url", ["ftp://x", "not a url", "http://"])
+def test_adding_a_site_with_an_invalid_url_shows_the_error_and_creates_nothing(signed_in, url):
+    response = signed_in.post(reverse("sites:add"), {"url": url, "obey_robots": "on"})
+
+    assert response.status_code == 200
+    assert "http:// or https:// URL with a host name" in body(response)
+    assert 'aria-invalid="true"' in body(response)
+    assert not Site.objects.exists()
+
+
+def test_adding_a_site_with_a_bad_pattern_shows_the_line_and_creates_nothing(signed_in):
+    response = signed_in.post(
+        reverse("sites:add"),
+        {
+            "url": "https://example.com/",
+            "include_patterns": "^https://example.com/\n(unclosed",
+        },
+    )
+
+    assert "line 2" in body(response)
+    assert "(unclosed" in body(response)
+    assert not Site.objects.exists()
+
+
+def test_the_owner_shares_a_site_by_username(signed_in, owner):
+    site = make_site(owner=owner)
+    auditor = make_user("sam")
+
+    response = signed_in.post(reverse("sites:share", args=[site.pk]), {"username": "sam"})
+
+    assert response.status_code == 302
+    assert list(site.shared_with.all()) == [auditor]
+
+
+def test_sharing_with_an_unknown_username_shows_the_error(signed_in, owner):
+    site = make_site(owner=owner)
+
+    response = signed_in.post(reverse("sites:share", args=[site.pk]), {"username": "nobody"})
+
+    assert response.status_code == 400
+    assert "There is no user named" in body(response)
+    assert not site.shared_with.exists()
+
+
+def test_a_user_the_site_is_shared_with_cannot_share_it_further(client, owner):
+    site = make_site(owner=owner)
+    auditor = make_user("sam")
+    site.shared_with.add(auditor)
+    make_user("eve")
+    client.force_login(auditor)
+
+    response = client.post(reverse("sites:share", args=[site.pk]), {"username": "eve"})
+
+    assert response.status_code == 403
+    assert list(site.shared_with.all()) == [auditor]
+
+
+# Starting and cancelling crawls
+
+
+def test_start_crawl_creates_a_crawl_and_redirects_to_its_page(signed_in, owner):
+    site = make_site(owner=owner, url="https://example.com/")
+
+    response = signed_in.post(reverse("sites:crawl_start", args=[site.pk]))
+
+    crawl = Crawl.objects.get(site=site)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("sites:crawl", args=[crawl.pk])
+    assert crawl.status == Crawl.Status.QUEUED
+    assert crawl.requested_by == owner
+    assert crawl.pages.get().url == "https://example.com/"
+
+
+def test_a_user_the_site_is_shared_with_can_start_a_crawl(client, owner):
+    site = make_site(owner=owner)
+    auditor = make_user("sam")
+    site.shared_with.add(auditor)
+    client.force_login(auditor)
+
+    client.post(reverse("sites:crawl_start", args=[site.pk]))
+
+    assert Crawl.objects.get(site=site).requested_by == auditor
+
+
+def test_start_crawl_by_get_changes_nothing(signed_in, owner):
+    site = make_site(owner=owner)
+
+    response = signed_in.get(reverse("sites:crawl_start", args=[site.pk]))
+
+    assert response.status_code == 405
+    assert not Crawl.objects.exists()
+
+
+def test_start_crawl_without_the_csrf_token_is_refused(owner):
+    site = make_site(owner=owner)
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner)
+
+    response = client.post(reverse("sites:crawl_start", args=[site.pk]))
+
+    assert response.status_code == 403
+    assert not Crawl.objects.exists()
+
+
+def test_the_start_button_is_a_post_form_with_a_csrf_token(signed_in, owner):
+    site = make_site(owner=owner)
+
+    html = body(signed_in.get(reverse("sites:detail", args=[site.pk])))
+
+    start = html.split(f'action="{reverse("sites:crawl_start", args=[site.pk])}"')[0].rsplit("<form", 1)[1]
+    assert 'method="post"' in start
+    assert "csrfmiddlewaretoken" in html
+
+
+def test_cancel_stops_an_active_crawl(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.RUNNING)
+
+    response = signed_in.post(reverse("sites:crawl_cancel", args=[crawl.pk]))
+
+    crawl.refresh_from_db()
+    assert response.status_code == 302
+    assert crawl.status == Crawl.Status.CANCELLED
+    assert crawl.finished_at is not None
+
+
+def test_cancel_by_get_leaves_the_crawl_running(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.RUNNING)
+
+    response = signed_in.get(reverse("sites:crawl_cancel", args=[crawl.pk]))
+
+    crawl.refresh_from_db()
+    assert response.status_code == 405
+    assert crawl.status == Crawl.Status.RUNNING
+
+
+def test_cancelling_an_ended_crawl_keeps_its_status(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.FINISHED)
+
+    signed_in.post(reverse("sites:crawl_cancel", args=[crawl.pk]))
+
+    crawl.refresh_from_db()
+    assert crawl.status == Crawl.Status.FINISHED
+
+
+# Live progress
+
+
+def test_the_progress_of_an_active_crawl_polls_every_two_seconds_and_offers_cancel(signed_in, owner):
+    crawl = make_crawl(
+        make_site(owner=owner),
+        status=Crawl.Status.RUNNING,
+        pages_done=7,
+        pages_queued=12,
+        pages_failed=2,
+        links_found=140,
+        requests_made=9,
+    )
+
+    html = body(signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])))
+
+    assert 'hx-trigger="every 2s"' in html
+    assert f'hx-get="{reverse("sites:crawl_progress", args=[crawl.pk])}?was_active=1"' in html
+    assert reverse("sites:crawl_cancel", args=[crawl.pk]) in html
+    shown = dict(re.findall(r"<dt>([^<]+)</dt><dd[^>]*>([^<]+)</dd>", html))
+    assert shown.pop("Elapsed").startswith("1 min 1")  # started 75 s ago
+    assert shown == {"Pages done": "7", "Queued": "12", "Failed": "2", "Links found": "140", "Requests": "9"}
+
+
+def test_the_crawl_page_without_javascript_offers_a_reload_link_while_active(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.QUEUED)
+
+    html = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk])))
+
+    assert "<noscript>" in html
+    assert f'href="{reverse("sites:crawl", args=[crawl.pk])}">Reload' in html
+    assert "django_htmx/htmx-2.min.js" in html
+
+
+def test_the_progress_of_an_ended_crawl_stops_polling_and_hides_cancel(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.FINISHED, pages_done=30)
+
+    html = body(signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])))
+
+    assert "hx-trigger" not in html and "hx-get" not in html
+    assert reverse("sites:crawl_cancel", args=[crawl.pk]) not in html
+    assert ">30</dd>" in html
+
+
+def test_the_last_poll_after_the_crawl_ends_reloads_the_page_once(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.FINISHED)
+    url = reverse("sites:crawl_progress", args=[crawl.pk])
+
+    ended = signed_in.get(url, {"was_active": "1"}, headers={"HX-Request": "true"})
+    still_running = make_crawl(crawl.site, status=Crawl.Status.RUNNING)
+    running = signed_in.get(
+        reverse("sites:crawl_progress", args=[still_running.pk]),
+        {"was_active": "1"},
+        headers={"HX-Request": "true"},
+    )
+
+    assert ended["HX-Refresh"] == "true"
+    assert "HX-Refresh" not in running
+
+
+def test_the_json_progress_reflects_the_crawl_counters(signed_in, owner):
+    crawl = make_crawl(
+        make_site(owner=owner),
+        status=Crawl.Status.RUNNING,
+        pages_done=5,
+        pages_queued=3,
+        pages_failed=1,
+        links_found=44,
+        requests_made=6,
+    )
+
+    response = signed_in.get(reverse("sites:crawl_progress_json", args=[crawl.pk]))
+
+    data = response.json()
+    assert "no-cache" in response["Cache-Control"]
+    assert (data["id"], data["status"]) == (crawl.pk, "running")
+    assert (data["pages_done"], data["pages_queued"], data["pages_failed"]) == (5, 3, 1)
+    assert (data["links_found"], data["requests"]) == (44, 6)
+
+
+# Report tables
+
+
+@pytest.fixture
+def report_crawl(owner):
+    """One crawl with a page of every kind, keyed by what it is."""
+    crawl = make_crawl(make_site(owner=owner, url="https://example.com/"))
+    pages = {
+        "ok": make_page(crawl, "https://example.com/", title="Home"),
+        "redirected": make_page(
+            crawl,
+            "https://example.com/old",
+            depth=1,
+            final_url="https://example.com/new",
+            redirects=[
+                {"url": "https://example.com/old", "status": 301, "location": "https://example.com/mid"},
+                {"url": "https://example.com/mid", "status": 302, "location": "https://example.com/new"},
+            ],
+        ),
+        "missing": make_page(crawl, "https://example.com/missing", 404, depth=1),
+        "server_error": make_page(crawl, "https://example.com/crash", 503, depth=1),
+        "timeout": make_page(
+            crawl,
+            "https://example.com/slow",
+            None,
+            depth=1,
+            error_kind="timeout",
+            fetch_error="No answer within 10 s.",
+        ),
+        "robots": make_page(crawl, "https://example.com/private/", None, depth=1, error_kind="robots"),
+        "external_missing": make_page(crawl, "https://other.example/gone", 410, depth=1, is_internal=False),
+        "pending": make_page(crawl, "https://example.com/later", None, depth=2, state=Page.State.QUEUED),
+    }
+    return crawl, pages
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            {},
+            {
+                "ok",
+                "redirected",
+                "missing",
+                "server_error",
+                "timeout",
+                "robots",
+                "external_missing",
+                "pending",
+            },
+        ),
+        ({"status": "2xx"}, {"ok", "redirected"}),
+        ({"status": "3xx"}, {"redirected"}),
+        ({"status": "4xx"}, {"missing", "external_missing"}),
+        ({"status": "5xx"}, {"server_error"}),
+        ({"status": "error"}, {"timeout"}),
+        ({"status": "robots"}, {"robots"}),
+        ({"status": "pending"}, {"pending"}),
+        ({"scope": "external"}, {"external_missing"}),
+        ({"scope": "internal", "status": "4xx"}, {"missing"}),
+        ({"broken": "on"}, {"missing", "server_error", "timeout", "external_missing"}),
+        ({"q": "EXAMPLE.com/MI"}, {"missing"}),
+        ({"q": "/crash", "broken": "on"}, {"server_error"}),
+    ],
+)
+def test_each_page_filter_returns_exactly_the_matching_pages(signed_in, report_crawl, query, expected):
+    crawl, pages = report_crawl
+
+    response = signed_in.get(reverse("sites:crawl", args=[crawl.pk]), query)
+
+    shown = {page.pk for page in response.context["pages"]}
+    assert shown == {pages[name].pk for name in expected}
+
+
+def test_the_status_chips_count_each_class_and_the_broken_pages(signed_in, report_crawl):
+    crawl, _ = report_crawl
+
+    counts = signed_in.get(reverse("sites:crawl", args=[crawl.pk])).context["counts"]
+
+    assert (counts["2xx"], counts["3xx"], counts["4xx"], counts["5xx"], counts["error"]) == (2, 1, 2, 1, 1)
+    assert counts["broken"] == 4
+
+
+def test_the_page_table_shows_a_redirect_chain_hop_by_hop(signed_in, report_crawl):
+    crawl, _ = report_crawl
+
+    html = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk]), {"status": "3xx"}))
+
+    chain = html.split('<ol class="chain">')[1].split("</ol>")[0]
+    assert chain.index(">301<") < chain.index("https://example.com/mid") < chain.index(">302<")
+    assert chain.index(">302<") < chain.index("https://example.com/new")
+
+
+def test_the_page_table_shows_the_fetch_error(signed_in, report_crawl):
+    crawl, _ = report_crawl
+
+    html = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk]), {"status": "error"}))
+
+    assert "timeout" in html and "No answer within 10 s." in html
+
+
+def test_the_page_table_is_paginated_fifty_rows_a_page_keeping_the_filters(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner))
+    for number in range(120):
+        make_page(crawl, f"https://example.com/p{number:03d}", 404 if number % 2 else 200, depth=number)
+
+    first = signed_in.get(reverse("sites:crawl", args=[crawl.pk]))
+    third = signed_in.get(reverse("sites:crawl", args=[crawl.pk]), {"page": 3})
+    filtered = signed_in.get(reverse("sites:crawl", args=[crawl.pk]), {"status": "4xx", "page": 2})
+
+    assert len(first.context["pages"]) == 50
+    assert [page.url for page in third.context["pages"]][0] == "https://example.com/p100"
+    assert len(third.context["pages"]) == 20
+    assert len(filtered.context["pages"]) == 10
+    assert "status=4xx&amp;page=1" in body(filtered)
+
+
+def test_the_broken_links_table_lists_links_to_broken_pages_with_source_and_text(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    broken = make_link(pages["ok"], pages["missing"], text="Our old pricing page")
+    make_link(pages["ok"], pages["redirected"], text="Fine after redirects")
+    make_link(pages["ok"], pages["robots"], text="Not fetched, not broken")
+    make_link(pages["ok"], None, target_url="https://unchecked.example/", text="Never checked")
+
+    response = signed_in.get(reverse("sites:crawl", args=[crawl.pk]))
+
+    assert [link.pk for link in response.context["broken_links"]] == [broken.pk]
+    table = body(response).split('id="broken-links"')[1]
+    assert "Our old pricing page" in table and "https://example.com/missing" in table and ">404<" in table
+    assert "Fine after redirects" not in table
+
+
+def test_the_broken_links_table_is_paginated(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    for number in range(55):
+        make_link(pages["ok"], pages["missing"], text=f"link {number}")
+
+    second = signed_in.get(reverse("sites:crawl", args=[crawl.pk]), {"lpage": 2})
+
+    assert [link.text for link in second.context["broken_links"]] == [f"link {n}" for n in range(50, 55)]
+
+
+# Downloads
+
+
+def test_the_pages_csv_streams_the_report_columns_and_escapes_formulas(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    Page.objects.filter(pk=pages["ok"].pk).update(title='=HYPERLINK("http://evil.example","x")')
+
+    response = signed_in.get(reverse("sites:crawl_pages_csv", args=[crawl.pk]))
+
+    assert response.streaming
+    assert response["Content-Type"].startswith("text/csv")
+    assert response["Content-Disposition"] == f'attachment; filename="webaudit-crawl-{crawl.pk}-pages.csv"'
+    rows = list(csv.DictReader(io.StringIO(body(response))))
+    assert tuple(rows[0].keys()) == CSV_PAGE_COLUMNS
+    assert len(rows) == len(pages)
+    home = next(row for row in rows if row["url"] == "https://example.com/")
+    assert home["title"] == '\'=HYPERLINK("http://evil.example","x")'
+    redirected = next(row for row in rows if row["url"] == "https://example.com/old")
+    assert redirected["redirects"] == "301 https://example.com/mid -> 302 https://example.com/new"
+
+
+def test_the_links_csv_streams_the_link_columns(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    make_link(pages["ok"], pages["missing"], text="+1 the old page")
+
+    response = signed_in.get(reverse("sites:crawl_links_csv", args=[crawl.pk]))
+
+    assert response.streaming
+    assert response["Content-Disposition"].endswith('links.csv"')
+    rows = list(csv.reader(io.StringIO(body(response))))
+    assert tuple(rows[0]) == CSV_LINK_COLUMNS
+    assert rows[1][:3] == ["https://example.com/", "https://example.com/missing", "'+1 the old page"]
+
+
+def test_the_json_download_is_the_report_as_an_attachment(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    make_link(pages["ok"], pages["missing"], text="old")
+
+    response = signed_in.get(reverse("sites:crawl_report_json", args=[crawl.pk]))
+
+    assert response["Content-Disposition"] == f'attachment; filename="webaudit-crawl-{crawl.pk}-report.json"'
+    report = json.loads(body(response))
+    assert set(report) == {"site", "crawl", "pages", "links"}
+    assert report["site"]["id"] == crawl.site_id and report["crawl"]["id"] == crawl.pk
+    assert {page["url"] for page in report["pages"]} == {page.url for page in pages.values()}
+    assert report["links"][0]["status"] == 404 and report["links"][0]["text"] == "old"
