@@ -114,6 +114,13 @@ class PageQuerySet(models.QuerySet):
         return self.filter(BROKEN)
 
 
+class Verdict(models.TextChoices):
+    OK = "ok", "OK"
+    DEAD = "dead", "Dead"
+    SOFT404 = "soft404", "Soft-404"
+    FAILING = "failing", "Failing"
+
+
 class Page(models.Model):
     """A URL of one crawl: first a frontier entry (queued, claimed), then a fetched page (done)."""
 
@@ -152,6 +159,16 @@ class Page(models.Model):
     error_kind = models.CharField(max_length=32, blank=True, db_index=True)
     fetch_error = models.TextField(blank=True)
     fetched_at = models.DateTimeField(null=True, blank=True)
+
+    # The dead / soft-404 verdict (checks.soft404.verdict): empty until fetched, and for robots-blocked pages.
+    verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True, db_index=True)
+    verdict_reason = models.CharField(max_length=300, blank=True)
+    soft404_probability = models.FloatField(null=True, blank=True)
+    probe = models.JSONField(
+        null=True, blank=True, help_text="The directory probe: {url, final_url, redirects, status, resemblance}."
+    )
+    strikes = models.PositiveSmallIntegerField(default=0, help_text="Checks that failed transiently in a row.")
+    failing_since = models.DateTimeField(null=True, blank=True)
 
     objects = PageQuerySet.as_manager()
 

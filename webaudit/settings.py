@@ -201,6 +201,17 @@ WEBAUDIT_CRAWL_RETRIES = env_int("WEBAUDIT_CRAWL_RETRIES", 4, minimum=0)
 WEBAUDIT_CRAWL_BACKOFF_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_SECONDS", 2.0, minimum=0.0)
 WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS", 300.0, minimum=0.0)
 
+# Dead pages and soft-404s (docs/soft404.md). A transient failure (timeout, reset, 5xx) makes a page "failing";
+# it is reported dead once it has failed on this many checks, each at least the spacing after the previous
+# strike. Three strikes an hour apart: a blip or a deploy never kills a page, a server down all afternoon does;
+# for daily crawls it means three days in a row, about how long search engines wait before dropping a 5xx page.
+WEBAUDIT_DEAD_STRIKES = env_int("WEBAUDIT_DEAD_STRIKES", 3, minimum=1)
+WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS = env_int("WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS", 3600, minimum=0)
+# Prieto et al. 2014 (§6.3) called pages "almost identical" at 80% equal content; Bar-Yossef et al. give no number.
+WEBAUDIT_PROBE_RESEMBLANCE = env_float("WEBAUDIT_PROBE_RESEMBLANCE", 0.8, minimum=0.0)
+WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimum=0.0)
+WEBAUDIT_SOFT404_MODEL = env_str("WEBAUDIT_SOFT404_MODEL", "")  # default: the model shipped in checks/soft404/data
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

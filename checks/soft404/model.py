@@ -1,0 +1,238 @@
+"""Train, cross-validate, save and load the soft-404 classifier (Prieto et al. 2014, sections 5-6).
+
+The paper chose C4.5 in WEKA and improved it with bagging and boosting. scikit-learn's closest analogue is a
+decision tree with the entropy criterion and at least two pages per leaf (J48's -M 2; J48's confidence pruning
+has no scikit-learn counterpart); both ensembles use WEKA's default of 10 iterations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import platform
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+
+import joblib
+import numpy as np
+import sklearn
+from sklearn.base import clone
+from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
+from sklearn.metrics import precision_recall_fscore_support
+from sklearn.model_selection import StratifiedKFold, cross_val_predict
+from sklearn.tree import DecisionTreeClassifier
+
+from checks.soft404.fastpredict import CompiledModel, compile_model
+from checks.soft404.features import FEATURE_NAMES, extract
+
+DATA_DIR = Path(__file__).parent / "data"
+MODEL_FILE = DATA_DIR / "model.joblib"
+WEKA_ITERATIONS = 10  # WEKA's Bagging -I and AdaBoostM1 -I defaults
+C45 = "C4.5"
+BAGGING = "C4.5 - Bagging"
+BOOSTING = "C4.5 - Boosting"
+
+
+class ModelVersionError(RuntimeError):
+    """The saved model cannot be trusted in this process (other scikit-learn major, features or bytes)."""
+
+
+def c45(seed: int = 0) -> DecisionTreeClassifier:
+    return DecisionTreeClassifier(criterion="entropy", min_samples_leaf=2, random_state=seed)
+
+
+def estimators(seed: int = 0) -> dict[str, object]:
+    """The three classifiers of the paper's Tables 1-2, in their order."""
+    return {
+        C45: c45(seed),
+        BAGGING: BaggingClassifier(c45(seed), n_estimators=WEKA_ITERATIONS, random_state=seed),
+        BOOSTING: AdaBoostClassifier(c45(seed), n_estimators=WEKA_ITERATIONS, random_state=seed),
+    }
+
+
+@dataclass(frozen=True)
+class ClassScores:
+    precision: float
+    recall: float
+    support: int
+
+
+@dataclass(frozen=True)
+class CVResult:
+    name: str
+    soft404: ClassScores
+    normal: ClassScores
+
+
+def scores(name: str, y_true: np.ndarray, y_pred: np.ndarray) -> CVResult:
+    precision, recall, _, support = precision_recall_fscore_support(
+        y_true, y_pred, labels=[1, 0], zero_division=0
+    )
+    return CVResult(
+        name,
+        ClassScores(float(precision[0]), float(recall[0]), int(support[0])),
+        ClassScores(float(precision[1]), float(recall[1]), int(support[1])),
+    )
+
+
+def cross_validate(
+    name: str,
+    estimator: object,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    folds: int = 10,
+    seed: int = 0,
+    groups: np.ndarray | None = None,
+    X_test: np.ndarray | None = None,
+) -> CVResult:
+    """Score `estimator` by k-fold cross-validation (stratified, shuffled by `seed`), or by the given groups.
+
+    With groups, each group is held out in turn; its rows are then read from `X_test` when given, which
+    lets a source's pages be judged with features computed as if its wording had never been seen.
+    """
+    if groups is None:
+        splitter = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+        predicted = cross_val_predict(clone(estimator), X, y, cv=splitter)
+    else:
+        X_test = X if X_test is None else X_test
+        predicted = np.empty_like(y)
+        for group in np.unique(groups):
+            held_out = groups == group
+            fitted = clone(estimator).fit(X[~held_out], y[~held_out])
+            predicted[held_out] = fitted.predict(X_test[held_out])
+    return scores(name, y, predicted)
+
+
+def format_table(sections: list[tuple[str, list[CVResult]]]) -> str:
+    """Lay results out like the paper's Tables 1-2: precision and recall of each class per classifier."""
+    lines = [
+        f"| {'':<24} | {'Soft-404':^19} | {'Normal page':^19} |",
+        f"| {'':<24} | {'Precision':>9} {'Recall':>9} | {'Precision':>9} {'Recall':>9} |",
+    ]
+    for title, results in sections:
+        lines.append(f"| {title:<24} | {'':19} | {'':19} |")
+        for r in results:
+            lines.append(
+                f"| {r.name:<24} | {r.soft404.precision:>9.3f} {r.soft404.recall:>9.3f} "
+                f"| {r.normal.precision:>9.3f} {r.normal.recall:>9.3f} |"
+            )
+    return "\n".join(lines)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def metadata_path(model_path: Path) -> Path:
+    return model_path.with_suffix(".json")
+
+
+def save_model(estimator: object, path: Path, *, name: str, training: dict[str, object]) -> dict[str, object]:
+    """Write the fitted estimator with joblib and its metadata beside it as JSON; return the metadata."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    joblib.dump(estimator, path, compress=3)
+    metadata = {
+        "model": name,
+        "sklearn_version": sklearn.__version__,
+        "python_version": platform.python_version(),
+        "feature_names": list(FEATURE_NAMES),
+        "trained_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "model_sha256": _sha256(path),
+        **training,
+    }
+    metadata_path(path).write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return metadata
+
+
+def _major(version: str) -> str:
+    return version.split(".", 1)[0]
+
+
+@dataclass(frozen=True)
+class Soft404Model:
+    estimator: object
+    metadata: dict[str, object]
+    compiled: CompiledModel
+
+    def probability(self, features: np.ndarray) -> float:
+        """Return the probability that a page with these features (FEATURE_NAMES order) is a soft-404."""
+        return self.compiled.probability(features)
+
+    def page_probability(self, html: bytes | str, url: str = "", *, encoding: str | None = None) -> float:
+        """Extract the features of a page and classify it."""
+        return self.compiled.probability(extract(html, url, encoding=encoding).vector())
+
+
+def load_model(path: Path = MODEL_FILE) -> Soft404Model:
+    """Load a saved model after checking, before unpickling anything, that this process can trust it."""
+    meta_file = metadata_path(path)
+    if not meta_file.exists():
+        raise ModelVersionError(f"{meta_file} is missing; a model is only loaded together with its metadata")
+    metadata = json.loads(meta_file.read_text(encoding="utf-8"))
+    trained_with = str(metadata.get("sklearn_version", "unknown"))
+    if _major(trained_with) != _major(sklearn.__version__):
+        raise ModelVersionError(
+            f"{path} was trained with scikit-learn {trained_with}, but this process runs scikit-learn "
+            f"{sklearn.__version__}; a model from another major version is refused. Retrain it: "
+            "python manage.py train_soft404"
+        )
+    if metadata.get("feature_names") != list(FEATURE_NAMES):
+        raise ModelVersionError(f"{path} was trained on other features than checks.soft404.features computes")
+    if metadata.get("model_sha256") != _sha256(path):
+        raise ModelVersionError(f"{path} does not match the checksum in {meta_file}")
+    estimator = joblib.load(path)
+    return Soft404Model(estimator, metadata, compile_model(estimator))
+
+
+@lru_cache(maxsize=1)
+def default_model() -> Soft404Model:
+    """The model shipped in checks/soft404/data, loaded once per process."""
+    return load_model(MODEL_FILE)
+
+
+# The phrase-list source harvested from each corpus source of not-found pages: the corpus and the phrase list
+# come from the same catalogs, so phrase features look perfect unless that wording is hidden at test time.
+PHRASES_OF_SOURCE = {
+    "django-admin-404": "django-admin",
+    "wagtail-admin-404": "wagtail-admin",
+    "apache2-error": "apache2-data",
+    "django-default-404": "servers",
+    "nginx-error": "servers",
+    "werkzeug-error": "servers",
+    "sphinx-404": "servers",
+    "mkdocs-material-404": "servers",
+}
+
+
+def corpus_matrix(directory: Path, *, include_synthetic: bool = False) -> tuple[np.ndarray, np.ndarray, list]:
+    """Compute the features of every corpus page: (X, y, manifest entries), synthetic pages only on request."""
+    from checks.soft404.corpus import read_manifest  # the corpus is only needed for training
+
+    entries = [e for e in read_manifest(directory) if include_synthetic or not e.synthetic]
+    rows = [extract((directory / e.file).read_bytes(), e.url).vector() for e in entries]
+    X = np.vstack(rows) if rows else np.empty((0, len(FEATURE_NAMES)))
+    return X, np.array([e.label for e in entries], dtype=int), entries
+
+
+def unseen_wording_matrix(directory: Path, entries: list, X: np.ndarray) -> np.ndarray:
+    """Recompute each not-found source's rows with a phrase list that lacks the phrases taken from it."""
+    from checks.soft404.phrases import matcher_without
+
+    blind = X.copy()
+    matchers = {ps: matcher_without(ps) for ps in set(PHRASES_OF_SOURCE.values())}
+    for row, entry in enumerate(entries):
+        phrase_source = PHRASES_OF_SOURCE.get(entry.source)
+        if phrase_source:
+            html = (directory / entry.file).read_bytes()
+            blind[row] = extract(html, entry.url, matcher=matchers[phrase_source]).vector()
+    return blind
+
+
+def balanced_indices(entries: list, y: np.ndarray) -> np.ndarray:
+    """Every soft-404 page and as many normal pages, chosen by a hash of their id (the paper's 50% datasets)."""
+    positives = np.flatnonzero(y == 1)
+    normals = sorted(np.flatnonzero(y == 0), key=lambda i: hashlib.sha256(entries[i].id.encode()).hexdigest())
+    return np.sort(np.concatenate([positives, np.array(normals[: len(positives)], dtype=int)]))

@@ -1,0 +1,110 @@
+"""The combined dead / soft-404 verdict of one fetched page: the probe's judgement, the classifier's, the status.
+
+Rule (docs/soft404.md):
+1. A fetch that failed for good (DNS, invalid URL, redirect loop, too many redirects, blocked address, TLS,
+   HTTP 403/404/410) is dead at once. One that may pass (timeout, refused or reset connection, 5xx, 429)
+   is failing; it becomes dead after repeated strikes spaced in time (checks.services.url_health).
+2. Any other answer is a success (2xx, and 4xx other than 403/404/410, as Bar-Yossef et al. count them).
+   A success that is not HTML is ok: soft-404 pages are error pages.
+3. An HTML success is a soft-404 when the probe says so (same final URL and redirects as a random URL of its
+   directory, or near-identical content) — this catches redirect-to-home and SPA fallbacks that look like real
+   pages — or when the classifier's probability reaches the threshold — this catches what the probe cannot:
+   parked domains, site roots and index files such as /docs/index.html (never judged by the probe: their
+   content is what a soft-404 server falls back to), and servers that soft-404 without a recognisable pattern.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+from checks.soft404.probe import ProbeVerdict, Verdict
+
+FINAL_ERRORS = {
+    "invalid_url": "malformed URL",
+    "dns": "DNS failure",
+    "redirect_loop": "redirect loop",
+    "too_many_redirects": "too many redirects",
+    "blocked_address": "address not allowed",
+    "tls": "TLS failure",
+}
+TRANSIENT_ERRORS = {"timeout": "timeout", "connect": "connection refused", "protocol": "connection reset"}
+DEAD_STATUSES = frozenset({403, 404, 410})
+TRANSIENT_STATUSES = frozenset({429})  # and every 5xx
+# File names a server answers a directory URL with: their content is what per-directory fallbacks serve, so a
+# probe of their directory returns the same content and cannot tell them from a soft-404.
+INDEX_NAMES = frozenset({"index.html", "index.htm", "index.php", "default.htm", "default.html", "default.aspx"})
+DEFAULT_CLASSIFIER_THRESHOLD = 0.5
+
+
+class PageVerdict(StrEnum):
+    OK = "ok"
+    DEAD = "dead"
+    SOFT404 = "soft404"
+    FAILING = "failing"
+
+
+@dataclass(frozen=True)
+class VerdictResult:
+    verdict: PageVerdict
+    reason: str
+    evidence: dict = field(default_factory=dict)
+
+    @property
+    def transient(self) -> bool:
+        return self.verdict == PageVerdict.FAILING
+
+
+def is_index_file(url: str) -> bool:
+    """Tell whether `url` names a directory's index file (/docs/index.html)."""
+    return (urlsplit(url).path or "/").rsplit("/", 1)[-1].lower() in INDEX_NAMES
+
+
+def fetch_verdict(*, status: int | None, error_kind: str) -> VerdictResult | None:
+    """The verdict the fetch alone decides (dead or failing), or None when the page answered successfully."""
+    if error_kind in FINAL_ERRORS:
+        return VerdictResult(PageVerdict.DEAD, FINAL_ERRORS[error_kind])
+    if error_kind in TRANSIENT_ERRORS:
+        return VerdictResult(PageVerdict.FAILING, TRANSIENT_ERRORS[error_kind])
+    if error_kind == "too_large":
+        return None  # the server answered; the page is only bigger than we read
+    if error_kind or status is None:
+        return VerdictResult(PageVerdict.FAILING, f"fetch error: {error_kind or 'no answer'}")
+    if status in DEAD_STATUSES:
+        return VerdictResult(PageVerdict.DEAD, f"HTTP {status}")
+    if status >= 500 or status in TRANSIENT_STATUSES:
+        return VerdictResult(PageVerdict.FAILING, f"HTTP {status}")
+    return None
+
+
+def page_verdict(
+    *,
+    url: str,
+    status: int | None,
+    error_kind: str = "",
+    is_html: bool = False,
+    probe: ProbeVerdict | None = None,
+    probability: float | None = None,
+    threshold: float = DEFAULT_CLASSIFIER_THRESHOLD,
+) -> VerdictResult:
+    """Combine the fetch, the probe and the classifier into one verdict with its evidence."""
+    decided = fetch_verdict(status=status, error_kind=error_kind)
+    if decided is not None:
+        return decided
+    if not is_html:
+        return VerdictResult(PageVerdict.OK, "not an HTML page")
+    evidence: dict = {}
+    if probability is not None:
+        evidence["soft404_probability"] = round(probability, 4)
+    if probe is not None:
+        evidence["probe_reason"] = probe.reason
+        if probe.resemblance is not None:
+            evidence["resemblance"] = round(probe.resemblance, 4)
+    if probe is not None and probe.verdict == Verdict.SOFT404:
+        if not is_index_file(url):
+            return VerdictResult(PageVerdict.SOFT404, f"probe: {probe.reason}", evidence)
+        evidence["probe_reason"] = f"{probe.reason}; ignored for an index file, judged by the classifier"
+    if probability is not None and probability >= threshold:
+        return VerdictResult(PageVerdict.SOFT404, f"classifier: soft-404 probability {probability:.2f}", evidence)
+    return VerdictResult(PageVerdict.OK, "alive", evidence)

@@ -1,0 +1,73 @@
+"""Multilingual not-found phrases: coverage of the generated list and unicode-aware matching."""
+
+import pytest
+
+from checks.soft404.phrase_sources import fragments
+from checks.soft404.phrases import PhraseMatcher, default_matcher, load_phrases, normalize, phrase_sources
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Fehler 404: Seite nicht gefunden",  # German
+        "お探しのページは見つかりませんでした。",  # Japanese, no spaces between words
+        "Ошибка: страница не найдена",  # Russian
+        "عذراً، تعذر العثور على الصفحة المطلوبة",  # Arabic
+        "页面没有找到",  # Chinese
+        "페이지를 찾을 수 없습니다",  # Korean
+        "Sayfa bulunamadı",  # Turkish
+        "Página no encontrada",  # Spanish
+    ],
+)
+def test_not_found_messages_in_many_languages_hit_a_phrase(text):
+    assert default_matcher().count(normalize(text)) >= 1
+
+
+def test_phrase_list_covers_about_ninety_languages():
+    languages = load_phrases()
+    assert len(languages) >= 90
+    assert {"de", "ja", "ru", "ar", "zh-hans", "hi", "sw", "uk"} <= set(languages)
+
+
+def test_phrase_list_comes_from_named_sources():
+    assert phrase_sources() == ["apache2-data", "django-admin", "paper", "servers", "wagtail-admin"]
+
+
+def test_phrases_can_be_hidden_by_source():
+    assert "seite nicht gefunden" in load_phrases()["de"]
+    assert "seite nicht gefunden" not in load_phrases(without=["django-admin", "wagtail-admin"]).get("de", [])
+
+
+def test_a_match_must_start_a_word():
+    assert PhraseMatcher(["error"]).count(normalize("terror")) == 0
+
+
+def test_a_single_word_phrase_must_also_end_a_word():
+    matcher = PhraseMatcher(["404", "error"])
+    assert matcher.count(normalize("4041 errors 404.")) == 1
+
+
+def test_a_longer_phrase_may_end_inside_a_word_for_agglutinative_languages():
+    assert PhraseMatcher(["sayfa bulunamad"]).count(normalize("Sayfa bulunamadı")) == 1
+
+
+def test_unspaced_scripts_match_inside_a_sentence():
+    assert PhraseMatcher(["見つかりません"]).count(normalize("ページが見つかりませんでした")) == 1
+
+
+def test_matching_ignores_case_whitespace_and_apostrophe_style():
+    matcher = PhraseMatcher(["We’re sorry"])
+    assert matcher.count(normalize("WE'RE\n   SORRY")) == 1
+
+
+def test_fragments_split_messages_at_placeholders_sentences_and_clauses():
+    found = set(fragments("We’re sorry, but the requested page could not be found. %(name)s was deleted"))
+    assert "we’re sorry" in found
+    assert "but the requested page could not be found" in found
+    assert "was deleted" in found
+    assert all("%(" not in f for f in found)
+
+
+def test_fragments_drop_single_words_of_spaced_scripts():
+    assert list(fragments("Fehler")) == []
+    assert list(fragments("見つかりません")) == ["見つかりません"]
