@@ -23,7 +23,9 @@ class DirectoryProbe(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["crawl", "directory_key"], name="probe_unique_directory_per_crawl")
+            models.UniqueConstraint(
+                fields=["crawl", "directory_key"], name="probe_unique_directory_per_crawl"
+            )
         ]
 
     def __str__(self) -> str:

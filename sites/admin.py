@@ -7,13 +7,13 @@ bodies, order by primary key, and use raw id widgets instead of select boxes.
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.db.models import Count, QuerySet
+from django.db.models import Count, F, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from sites.forms import SiteForm
-from sites.models import Crawl, Link, Page, Site
+from sites.models import Crawl, Link, Page, Site, Verdict
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 
 admin.site.site_header = "webaudit administration"
@@ -21,6 +21,16 @@ admin.site.site_title = "webaudit admin"
 
 # Crawls offered in the page and link list filters: the most recent ones, since a long list is unusable.
 RECENT_CRAWLS_IN_FILTER = 30
+# The directory probe's evidence (Page.probe), in reading order; any other key is shown after these.
+PROBE_LABELS = {
+    "url": "Probe URL",
+    "final_url": "Probe final URL",
+    "redirects": "Redirects",
+    "status": "Status",
+    "resemblance": "Resemblance",
+    "verdict": "Probe verdict",
+    "reason": "Probe reason",
+}
 
 
 def _start_crawls(modeladmin: admin.ModelAdmin, request: HttpRequest, sites: list[Site]) -> None:
@@ -165,11 +175,25 @@ class ReadOnlyRecordAdmin(admin.ModelAdmin):
         return False
 
 
+class TargetVerdictFilter(admin.SimpleListFilter):
+    """Filter links by their target page's verdict."""
+
+    title = "target verdict"
+    parameter_name = "target_verdict"
+
+    def lookups(self, request: HttpRequest, model_admin: admin.ModelAdmin) -> list[tuple[str, str]]:
+        return list(Verdict.choices)
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
+        return queryset.filter(target__verdict=self.value()) if self.value() else queryset
+
+
 @admin.register(Page)
 class PageAdmin(ReadOnlyRecordAdmin):
     list_display = (
         "url",
         "status_code",
+        "verdict",
         "depth",
         "size",
         "response_ms",
@@ -177,28 +201,97 @@ class PageAdmin(ReadOnlyRecordAdmin):
         "error_kind",
         "crawl_number",
     )
-    list_filter = ("status_code", "is_internal", "state", "error_kind", RecentCrawlFilter)
+    list_filter = ("verdict", "status_code", "is_internal", "state", "error_kind", RecentCrawlFilter)
     search_fields = ("url", "title")
     raw_id_fields = ("crawl",)
     exclude = ("claim_token",)
+    readonly_fields = ("probe_evidence",)
+    fieldsets = (
+        (None, {"fields": ("crawl", "url", "is_internal", "depth", "state")}),
+        (
+            "Fetch",
+            {
+                "fields": (
+                    "status_code",
+                    "final_url",
+                    "redirects",
+                    "content_type",
+                    "size",
+                    "content_hash",
+                    "response_ms",
+                    "title",
+                    "canonical_url",
+                    "noindex",
+                    "nofollow",
+                    "error_kind",
+                    "fetch_error",
+                    "fetched_at",
+                )
+            },
+        ),
+        (
+            "Verdict",
+            {
+                "fields": (
+                    "verdict",
+                    "verdict_reason",
+                    "soft404_probability",
+                    "strikes",
+                    "failing_since",
+                    "probe_evidence",
+                )
+            },
+        ),
+        ("Frontier", {"classes": ("collapse",), "fields": ("not_before", "attempts", "claimed_at")}),
+    )
 
     @admin.display(description="Crawl", ordering="crawl_id")
     def crawl_number(self, page: Page) -> str:
         return f"#{page.crawl_id}"  # the id alone, so the list never loads a crawl per row
 
+    @admin.display(description="Probe evidence")
+    def probe_evidence(self, page: Page) -> str:
+        if not page.probe:
+            return "Not probed"
+        keys = [key for key in PROBE_LABELS if key in page.probe]
+        keys += [key for key in page.probe if key not in PROBE_LABELS]
+        rows = format_html_join(
+            "",
+            "<tr><th scope='row'>{}</th><td>{}</td></tr>",
+            ((PROBE_LABELS.get(key, key), _evidence_value(page.probe[key])) for key in keys),
+        )
+        return format_html("<table>{}</table>", rows)
+
+
+def _evidence_value(value: object) -> object:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return value
+
 
 @admin.register(Link)
 class LinkAdmin(ReadOnlyRecordAdmin):
-    list_display = ("source", "target_url", "text", "tag", "is_internal")
-    list_filter = ("tag", "is_internal", RecentCrawlFilter)
+    list_display = ("source", "target_url", "text", "tag", "is_internal", "target_verdict")
+    list_filter = ("tag", "is_internal", TargetVerdictFilter, RecentCrawlFilter)
     search_fields = ("target_url", "text")
     raw_id_fields = ("crawl", "source", "target")
     list_select_related = ("source",)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Link]:
-        # The source column shows only its URL; skip the rest of the page row.
+        # The source column shows only its URL; skip the rest of the page row. The target's verdict comes
+        # through one joined column rather than its whole page row.
         return (
             super()
             .get_queryset(request)
             .defer("source__title", "source__redirects", "source__fetch_error", "source__canonical_url")
+            .annotate(target_verdict_value=F("target__verdict"))
         )
+
+    @admin.display(description="Target verdict", ordering="target_verdict_value")
+    def target_verdict(self, link: Link) -> str:
+        value = getattr(link, "target_verdict_value", None)
+        if not value:
+            return "–"  # never checked, out of scope, or not judged
+        return Verdict(value).label

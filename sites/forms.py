@@ -9,7 +9,7 @@ from django.conf import settings
 
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import Site
-from sites.services.dashboard import SCOPES, STATUS_CLASSES, PageFilter
+from sites.services.dashboard import SCOPES, STATUS_CLASSES, VERDICTS, PageFilter
 
 PATTERN_HELP = "Regular expressions, one a line, matched anywhere in the URL."
 
@@ -132,6 +132,11 @@ class PageFilterForm(PlainLabelsForm):
         label="Scope",
         choices=[("", "Internal and external")] + [(key, label) for key, (label, _) in SCOPES.items()],
     )
+    verdict = forms.ChoiceField(
+        required=False,
+        label="Verdict",
+        choices=[("", "Any verdict")] + [(key, label) for key, (label, _) in VERDICTS.items()],
+    )
     broken = forms.BooleanField(required=False, label="Broken only")
     q = forms.CharField(required=False, label="URL contains", max_length=500)
 
@@ -141,6 +146,7 @@ class PageFilterForm(PlainLabelsForm):
         return PageFilter(
             status=data.get("status", ""),
             scope=data.get("scope", ""),
+            verdict=data.get("verdict", ""),
             broken=data.get("broken", False),
             search=data.get("q", "").strip(),
         )

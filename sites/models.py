@@ -165,9 +165,13 @@ class Page(models.Model):
     verdict_reason = models.CharField(max_length=300, blank=True)
     soft404_probability = models.FloatField(null=True, blank=True)
     probe = models.JSONField(
-        null=True, blank=True, help_text="The directory probe: {url, final_url, redirects, status, resemblance}."
+        null=True,
+        blank=True,
+        help_text="The directory probe: {url, final_url, redirects, status, resemblance}.",
     )
-    strikes = models.PositiveSmallIntegerField(default=0, help_text="Checks that failed transiently in a row.")
+    strikes = models.PositiveSmallIntegerField(
+        default=0, help_text="Checks that failed transiently in a row."
+    )
     failing_since = models.DateTimeField(null=True, blank=True)
 
     objects = PageQuerySet.as_manager()

@@ -25,7 +25,9 @@ from sites.services.dashboard import (
     crawls_visible_to,
     report_broken_links,
     report_pages,
+    report_soft404_pages,
     report_status_counts,
+    site_verdict_summary,
     sites_with_last_crawl,
 )
 from sites.services.reports import (
@@ -42,6 +44,8 @@ from sites.services.sites import SiteError, site_create, site_share
 SITES_PER_PAGE = 25
 CRAWLS_PER_PAGE = 20
 ROWS_PER_PAGE = 50
+# Each soft-404 row carries its evidence and stands several lines tall: fewer rows keep the section scannable.
+SOFT404_ROWS_PER_PAGE = 20
 # json.iterencode yields tokens of a few bytes; sending them in ~64 KB pieces keeps the stream cheap.
 JSON_CHUNK_CHARS = 64 * 1024
 
@@ -96,6 +100,7 @@ def _site_detail(request: HttpRequest, site: Site, share_form: ShareForm | None 
         "site": site,
         "crawls": crawls,
         "active_crawl": site.crawls.filter(status__in=Crawl.ACTIVE).first(),
+        "verdict_summary": site_verdict_summary(site=site),
         "settings_summary": _settings_summary(site),
         "can_manage": can_manage,
         "shared_with": site.shared_with.order_by("username") if can_manage else None,
@@ -158,6 +163,7 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     filter_form = PageFilterForm(request.GET)
     page_filter = filter_form.page_filter()
     pages = Paginator(report_pages(crawl=crawl, page_filter=page_filter), ROWS_PER_PAGE)
+    soft404_pages = Paginator(report_soft404_pages(crawl=crawl), SOFT404_ROWS_PER_PAGE)
     links = Paginator(report_broken_links(crawl=crawl), ROWS_PER_PAGE)
     context = {
         "crawl": crawl,
@@ -165,6 +171,7 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
         "filter_form": filter_form,
         "page_filter": page_filter,
         "pages": pages.get_page(request.GET.get("page")),
+        "soft404_pages": soft404_pages.get_page(request.GET.get("spage")),
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
     }

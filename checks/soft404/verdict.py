@@ -34,7 +34,9 @@ DEAD_STATUSES = frozenset({403, 404, 410})
 TRANSIENT_STATUSES = frozenset({429})  # and every 5xx
 # File names a server answers a directory URL with: their content is what per-directory fallbacks serve, so a
 # probe of their directory returns the same content and cannot tell them from a soft-404.
-INDEX_NAMES = frozenset({"index.html", "index.htm", "index.php", "default.htm", "default.html", "default.aspx"})
+INDEX_NAMES = frozenset(
+    {"index.html", "index.htm", "index.php", "default.htm", "default.html", "default.aspx"}
+)
 DEFAULT_CLASSIFIER_THRESHOLD = 0.5
 
 
@@ -106,5 +108,7 @@ def page_verdict(
             return VerdictResult(PageVerdict.SOFT404, f"probe: {probe.reason}", evidence)
         evidence["probe_reason"] = f"{probe.reason}; ignored for an index file, judged by the classifier"
     if probability is not None and probability >= threshold:
-        return VerdictResult(PageVerdict.SOFT404, f"classifier: soft-404 probability {probability:.2f}", evidence)
+        return VerdictResult(
+            PageVerdict.SOFT404, f"classifier: soft-404 probability {probability:.2f}", evidence
+        )
     return VerdictResult(PageVerdict.OK, "alive", evidence)

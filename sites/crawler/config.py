@@ -27,6 +27,12 @@ class CrawlConfig:
     backoff_cap_seconds: float = 300.0
     # Independent task chains working the frontier at once (each on any worker); politeness is shared out.
     lanes: int = 1
+    # Dead / soft-404 checks (docs/soft404.md): the directory probe, the content classifier and their settings.
+    probe: bool = True
+    classify: bool = True
+    probe_resemblance: float = 0.8
+    soft404_threshold: float = 0.5
+    soft404_model: str = ""  # a model file; "" for the one shipped with webaudit
 
     @classmethod
     def from_settings(cls, django_settings: Any, *, start_url: str, **overrides: Any) -> CrawlConfig:
@@ -46,7 +52,10 @@ class CrawlConfig:
             "retries": django_settings.WEBAUDIT_CRAWL_RETRIES,
             "backoff_seconds": django_settings.WEBAUDIT_CRAWL_BACKOFF_SECONDS,
             "backoff_cap_seconds": django_settings.WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS,
-            "lanes": getattr(django_settings, "WEBAUDIT_CRAWL_LANES", 1),
+            "lanes": django_settings.WEBAUDIT_CRAWL_LANES,
+            "probe_resemblance": django_settings.WEBAUDIT_PROBE_RESEMBLANCE,
+            "soft404_threshold": django_settings.WEBAUDIT_SOFT404_THRESHOLD,
+            "soft404_model": django_settings.WEBAUDIT_SOFT404_MODEL,
         }
         values.update({key: value for key, value in overrides.items() if value is not None})
         return cls(**values)

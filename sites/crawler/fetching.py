@@ -9,8 +9,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from checks.soft404.model import Soft404Model
+from checks.soft404.probe import parent_directory
+from checks.soft404.probing import ProbeCache
+from checks.soft404.shipped import soft404_model
+from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
-from sites.crawler.parse import ParsedPage, parse_html, robots_directives
+from sites.crawler.judging import Judgement, judge
+from sites.crawler.parse import ParsedPage, extract_page, parse_document, robots_directives
 from sites.crawler.urls import CrawlScope, origin, site_key
 from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, decode_body, robots_url
 from sites.http import parse_robots as robots_text_of
@@ -41,13 +47,16 @@ class PageOutcome:
     retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
     noindex: bool = False
     nofollow: bool = False
-    compressed_body: bytes | None = (
-        None  # HTML bodies are kept for later analyses, compressed here in the thread
-    )
+    # HTML bodies are kept for later analyses, compressed here in the thread.
+    compressed_body: bytes | None = None
+    judgement: Judgement | None = None
 
     @property
     def requests(self) -> int:
-        return 0 if self.result is None else len(self.result.redirects) + 1
+        if self.result is None:
+            return 0
+        probe = self.judgement.probe if self.judgement and self.judgement.probe_fetched else None
+        return len(self.result.redirects) + 1 + (probe.requests if probe else 0)
 
 
 @dataclass
@@ -76,6 +85,16 @@ class CrawlSession:
         self.scope = CrawlScope.from_text(config.start_url, config.include_patterns, config.exclude_patterns)
         # Internal and external hosts have their own throttle slots, so twice the threads keep both busy.
         self.pool = ThreadPoolExecutor(max_workers=config.lane_concurrency * 2, thread_name_prefix="fetch")
+        self.probes: ProbeCache | None = ProbeCache(self._polite_fetch) if config.probe else None
+        self.model: Soft404Model | None = soft404_model(config.soft404_model) if config.classify else None
+
+    def _polite_fetch(self, url: str) -> FetchResult:
+        with self.throttle.slot(site_key(url), self._crawl_delay(url)):
+            return self.fetcher.fetch(url)
+
+    def _robots_allow(self, url: str) -> bool:
+        rules = self.rules.get(origin(url)) if self.config.obey_robots else None
+        return rules is None or rules.allowed(url)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
@@ -124,39 +143,46 @@ class CrawlSession:
 
     def _fetch_one(self, job: FetchJob) -> PageOutcome:
         outcome = PageOutcome(job)
-        if self.config.obey_robots:
-            rules = self.rules.get(origin(job.url))
-            if rules is not None and not rules.allowed(job.url):
-                outcome.blocked_by_robots = True
-                return outcome
-        host = site_key(job.url)
-        with self.throttle.slot(host, self._crawl_delay(job.url)):
-            result = self.fetcher.fetch(job.url)
-        outcome.result = result
+        if not self._robots_allow(job.url):
+            outcome.blocked_by_robots = True
+            return outcome
+        result = outcome.result = self._polite_fetch(job.url)
         if result.status in RETRYABLE_STATUSES and job.attempts < self.config.retries:
             backoff = self.config.backoff_seconds * 2**job.attempts
             outcome.retry_in = min(self.config.backoff_cap_seconds, max(result.retry_after or 0.0, backoff))
-            self.throttle.penalize(host, outcome.retry_in)
+            self.throttle.penalize(site_key(job.url), outcome.retry_in)
             return outcome
-        header_noindex, header_nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
-        outcome.noindex, outcome.nofollow = header_noindex, header_nofollow
+        outcome.noindex, outcome.nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
+        root = None
         if result.body and result.is_html:
             outcome.compressed_body = zlib.compress(result.body, BODY_COMPRESSION_LEVEL)
-        if self._should_parse(job, result):
-            _, outcome.encoding = decode_body(result.body[:65536], result.charset)
-            outcome.parsed = parse_html(result.body, url=result.final_url, encoding=outcome.encoding or None)
-            outcome.noindex |= outcome.parsed.noindex
-            outcome.nofollow |= outcome.parsed.nofollow
+            if result.status is not None and 200 <= result.status < 300:
+                _, outcome.encoding = decode_body(result.body[:65536], result.charset)
+                root, error = parse_document(result.body, outcome.encoding or None)
+                follow = self._should_follow(job, result)
+                outcome.parsed = (
+                    extract_page(root, url=result.final_url, with_links=follow)
+                    if root is not None
+                    else ParsedPage(error=error)
+                )
+                outcome.noindex |= outcome.parsed.noindex
+                outcome.nofollow |= outcome.parsed.nofollow
+        outcome.judgement = judge(
+            url=job.url,
+            result=result,
+            root=root,
+            probes=self.probes,
+            model=self.model,
+            probe_allowed=lambda url: self._robots_allow(parent_directory(url)),
+            resemblance_threshold=self.config.probe_resemblance,
+            soft404_threshold=self.config.soft404_threshold,
+        )
+        if outcome.judgement.verdict.verdict == PageVerdict.SOFT404 and outcome.parsed is not None:
+            outcome.parsed.links = []  # a page that does not exist leads nowhere: no work is spent on its links
         return outcome
 
-    def _should_parse(self, job: FetchJob, result: FetchResult) -> bool:
-        return (
-            job.is_internal
-            and result.status is not None
-            and 200 <= result.status < 300
-            and result.is_html
-            and self.scope.same_site(result.final_url)
-        )
+    def _should_follow(self, job: FetchJob, result: FetchResult) -> bool:
+        return job.is_internal and self.scope.same_site(result.final_url)
 
 
 class SessionCache:

@@ -42,21 +42,32 @@ def robots_directives(content: str) -> tuple[bool, bool]:
     return none or "noindex" in tokens, none or "nofollow" in tokens
 
 
-def parse_html(body: bytes, *, url: str, encoding: str | None = None) -> ParsedPage:
-    """Parse an HTML body fetched from `url`; malformed or empty input yields an empty page with `error` set."""
+def parse_document(body: bytes, encoding: str | None = None):
+    """Parse an HTML body once; return (root, "") or (None, the reason it could not be parsed)."""
     if not body or body.isspace():
-        return ParsedPage(error="empty body")
+        return None, "empty body"
     try:
         parser = lxml.html.HTMLParser(encoding=encoding, remove_comments=True, remove_pis=True)
         root = lxml.html.document_fromstring(body, parser=parser)
     except (lxml.etree.ParserError, ValueError, LookupError) as exc:
-        return ParsedPage(error=f"unparseable HTML: {exc}")
+        return None, f"unparseable HTML: {exc}"
     if root is None:
-        return ParsedPage(error="unparseable HTML")
+        return None, "unparseable HTML"
+    return root, ""
 
+
+def parse_html(body: bytes, *, url: str, encoding: str | None = None) -> ParsedPage:
+    """Parse an HTML body fetched from `url`; malformed or empty input yields an empty page with `error` set."""
+    root, error = parse_document(body, encoding)
+    return ParsedPage(error=error) if root is None else extract_page(root, url=url)
+
+
+def extract_page(root, *, url: str, with_links: bool = True) -> ParsedPage:
+    """Title, meta robots, canonical and (unless `with_links` is off) the links of a parsed page."""
     page = ParsedPage()
     base = url
-    for element in root.iter("base", "title", "meta", "link", "a", "img"):
+    tags = ("base", "title", "meta", "link", "a", "img") if with_links else ("title", "meta", "link")
+    for element in root.iter(*tags):
         tag = element.tag
         if tag == "base" and base == url and element.get("href"):
             base = normalize_url(element.get("href", ""), url) or url

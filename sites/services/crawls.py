@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
+from checks.services import probes_load
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.urls import compile_patterns, normalize_url
@@ -181,6 +182,11 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
     if not pages:
         return None
     robots_requests = _ensure_robots(crawl, session, [page.url for page in pages])
+    if session.probes is not None:
+        # Probes another worker already fetched for this crawl are reused, not fetched again.
+        session.probes.learn(
+            probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
+        )
     outcomes = session.submit_batch(
         [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages]
     )

@@ -1,4 +1,4 @@
-"""Read-side queries behind the dashboard: visible sites with their last crawl, the report tables' filters."""
+"""Read-side queries behind the dashboard: visible sites with their last crawl, the report tables and filters."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
-from sites.models import BROKEN, Crawl, Link, Page, Site
+from sites.models import BROKEN, Crawl, Link, Page, Site, Verdict
 
 # What the URL itself answered. A redirected page counts as 3xx and also in the class of where it ended,
 # so "3xx" lists every redirect while "4xx" still lists a redirect that ends on a missing page.
@@ -23,6 +23,10 @@ SCOPES: dict[str, tuple[str, Q]] = {
     "internal": ("Internal (crawled)", Q(is_internal=True)),
     "external": ("External (checked)", Q(is_internal=False)),
 }
+VERDICTS: dict[str, tuple[str, Q]] = {value: (label, Q(verdict=value)) for value, label in Verdict.choices}
+# A page a link should not point to: the fetch failed, or the verdict says dead, soft-404 or still failing.
+# A soft-404 page answers 200, so only its verdict tells it apart.
+NOT_WORKING = BROKEN | Q(verdict__in=[Verdict.DEAD, Verdict.SOFT404, Verdict.FAILING])
 
 
 @dataclass(frozen=True)
@@ -31,12 +35,13 @@ class PageFilter:
 
     status: str = ""
     scope: str = ""
+    verdict: str = ""
     broken: bool = False
     search: str = ""
 
     @property
     def active(self) -> bool:
-        return bool(self.status or self.scope or self.broken or self.search)
+        return bool(self.status or self.scope or self.verdict or self.broken or self.search)
 
 
 def sites_with_last_crawl(*, user) -> QuerySet[Site]:
@@ -67,22 +72,52 @@ def report_pages(*, crawl: Crawl, page_filter: PageFilter) -> QuerySet[Page]:
         pages = pages.filter(STATUS_CLASSES[page_filter.status][1])
     if page_filter.scope in SCOPES:
         pages = pages.filter(SCOPES[page_filter.scope][1])
+    if page_filter.verdict in VERDICTS:
+        pages = pages.filter(VERDICTS[page_filter.verdict][1])
     if page_filter.broken:
-        pages = pages.filter(BROKEN)
+        pages = pages.filter(NOT_WORKING)
     if page_filter.search:
         pages = pages.filter(url__icontains=page_filter.search)
-    return pages.defer("content_hash", "canonical_url", "claim_token").order_by("depth", "id")
+    return pages.defer("content_hash", "canonical_url", "claim_token", "probe").order_by("depth", "id")
+
+
+def _verdict_aggregates() -> dict[str, Count]:
+    return {key: Count("id", filter=condition) for key, (_, condition) in VERDICTS.items()}
 
 
 def report_status_counts(*, crawl: Crawl) -> dict[str, int]:
-    """How many of the crawl's pages fall in each status class, plus the broken ones, in one query."""
+    """How many of the crawl's pages fall in each status class and verdict, plus the broken ones, in one query."""
     aggregates = {key: Count("id", filter=condition) for key, (_, condition) in STATUS_CLASSES.items()}
-    return Page.objects.filter(crawl=crawl).aggregate(**aggregates, broken=Count("id", filter=BROKEN))
+    return Page.objects.filter(crawl=crawl).aggregate(
+        **aggregates, **_verdict_aggregates(), broken=Count("id", filter=NOT_WORKING)
+    )
+
+
+def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
+    """The crawl's soft-404 pages with their evidence and how many links point to each, shallowest first."""
+    return (
+        Page.objects.filter(crawl=crawl, verdict=Verdict.SOFT404)
+        .annotate(inlink_count=Count("inlinks"))
+        .only(
+            "id",
+            "url",
+            "final_url",
+            "title",
+            "status_code",
+            "is_internal",
+            "depth",
+            "verdict",
+            "verdict_reason",
+            "soft404_probability",
+            "probe",
+        )
+        .order_by("depth", "id")
+    )
 
 
 def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
-    """Links of the crawl whose target was fetched and found broken, in the order they were found."""
-    broken_targets = Page.objects.filter(crawl=crawl).broken().values("id")
+    """Links of the crawl whose target is broken, dead, soft-404 or failing, in the order they were found."""
+    broken_targets = Page.objects.filter(crawl=crawl).filter(NOT_WORKING).values("id")
     return (
         Link.objects.filter(crawl=crawl, target__in=broken_targets)
         .select_related("source", "target")
@@ -97,6 +132,37 @@ def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
             "target__error_kind",
             "target__fetch_error",
             "target__state",
+            "target__verdict",
+            "target__verdict_reason",
+            "target__soft404_probability",
+            "target__strikes",
+            "target__failing_since",
         )
         .order_by("id")
     )
+
+
+@dataclass(frozen=True)
+class VerdictSummary:
+    """The verdict counts of a site's latest finished crawl; `unjudged` counts fetched pages without one."""
+
+    crawl: Crawl
+    counts: dict[str, int]
+    unjudged: int
+
+
+def site_verdict_summary(*, site: Site) -> VerdictSummary | None:
+    """Verdict counts of the site's latest finished crawl, or None when no crawl of it has finished."""
+    crawl = (
+        site.crawls.filter(status=Crawl.Status.FINISHED)
+        .only("id", "site_id", "finished_at", "created_at", "pages_done")
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if crawl is None:
+        return None
+    counts = Page.objects.filter(crawl=crawl).aggregate(
+        **_verdict_aggregates(), unjudged=Count("id", filter=Q(state=Page.State.DONE, verdict=""))
+    )
+    unjudged = counts.pop("unjudged")
+    return VerdictSummary(crawl=crawl, counts=counts, unjudged=unjudged)

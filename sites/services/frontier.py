@@ -16,6 +16,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Max, Min, Q
 from django.utils import timezone
 
+from checks.services import probes_save, url_health_clear, url_health_record
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome
 from sites.crawler.parse import ParsedPage
@@ -119,7 +120,32 @@ def _page_fields(outcome: PageOutcome, now) -> dict:
         "error_kind": result.error_kind,
         "fetch_error": fetch_error,
         "fetched_at": now,
+        **_verdict_fields(outcome, now),
     }
+
+
+def _verdict_fields(outcome: PageOutcome, now) -> dict:
+    judgement = outcome.judgement
+    if judgement is None:
+        return {}
+    verdict = judgement.verdict
+    fields = {
+        "verdict": verdict.verdict,
+        "verdict_reason": verdict.reason[:300],
+        "soft404_probability": judgement.probability,
+        "probe": judgement.probe_evidence(),
+        "strikes": 0,
+        "failing_since": None,
+    }
+    if verdict.transient:
+        health = url_health_record(url=outcome.job.url, verdict=verdict, now=now)
+        fields.update(
+            verdict=health.verdict,
+            verdict_reason=health.reason[:300],
+            strikes=health.strikes,
+            failing_since=health.failing_since,
+        )
+    return fields
 
 
 def frontier_record(
@@ -159,6 +185,13 @@ def frontier_record(
             if outcome.parsed and outcome.parsed.links:
                 discovered.append((page, outcome.parsed, not outcome.nofollow or not config.obey_robots))
         PageBody.objects.bulk_create(bodies, batch_size=100)
+        probes_save(
+            crawl=crawl,
+            answers=[o.judgement.probe for o in outcomes if o.judgement and o.judgement.probe_fetched],
+        )
+        url_health_clear(
+            urls=[o.job.url for o in outcomes if o.judgement and not o.judgement.verdict.transient]
+        )
         stats.links = _admit_and_link(crawl, scope, config, discovered)
     return stats
 

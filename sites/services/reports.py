@@ -7,11 +7,13 @@ import io
 import json
 from collections.abc import Iterator
 
-from django.db.models import QuerySet
+from django.db.models import Count, QuerySet
 
-from sites.models import Crawl, Link, Page
+from sites.models import Crawl, Link, Page, Verdict
 
-PAGE_FIELDS = (
+BROKEN_VERDICTS = frozenset({"dead", "soft404", "failing"})
+VERDICT_FIELDS = ("verdict", "verdict_reason", "soft404_probability", "probe", "strikes", "failing_since")
+PAGE_FIELDS = VERDICT_FIELDS + (
     "id",
     "url",
     "state",
@@ -42,8 +44,10 @@ CSV_PAGE_COLUMNS = (
     "content_type",
     "internal",
     "error",
+    "verdict",
+    "reason",
 )
-CSV_LINK_COLUMNS = ("source", "target", "text", "tag", "internal", "status", "error")
+CSV_LINK_COLUMNS = ("source", "target", "text", "tag", "internal", "status", "error", "verdict", "reason")
 
 
 def page_as_report(values: dict) -> dict:
@@ -64,6 +68,20 @@ def page_as_report(values: dict) -> dict:
         "noindex": values["noindex"],
         "nofollow": values["nofollow"],
         "canonical": values["canonical_url"] or None,
+        **verdict_as_report(values),
+    }
+
+
+def verdict_as_report(values: dict, prefix: str = "") -> dict:
+    """The dead / soft-404 verdict of a page (or of a link's target, with prefix "target__")."""
+    failing_since = values[prefix + "failing_since"]
+    return {
+        "verdict": values[prefix + "verdict"] or None,
+        "reason": values[prefix + "verdict_reason"] or None,
+        "soft404_probability": values[prefix + "soft404_probability"],
+        "probe": values[prefix + "probe"],
+        "strikes": values[prefix + "strikes"],
+        "failing_since": failing_since.isoformat() if failing_since else None,
     }
 
 
@@ -78,6 +96,7 @@ def report_links(crawl: Crawl) -> QuerySet:
         Link.objects.filter(crawl=crawl)
         .order_by("id")
         .values(
+            *(f"target__{name}" for name in VERDICT_FIELDS),
             "source__url",
             "target_url",
             "text",
@@ -101,12 +120,23 @@ def link_as_report(values: dict) -> dict:
         "status": values["target__status_code"] if checked else None,
         "error": (values["target__fetch_error"] or None) if checked else None,
         "checked": checked,
+        **verdict_as_report(values, prefix="target__"),
+        # Broken: the target is dead, failing or a soft-404 (a page that answers but does not exist).
+        "broken": checked and values["target__verdict"] in BROKEN_VERDICTS,
     }
 
 
 def iter_report_links(crawl: Crawl) -> Iterator[dict]:
     for values in report_links(crawl).iterator(chunk_size=5000):
         yield link_as_report(values)
+
+
+def verdict_counts(crawl: Crawl) -> dict[str, int]:
+    """Pages of the crawl (external targets included) by verdict: ok, dead, soft404, failing."""
+    rows = Page.objects.filter(crawl=crawl).exclude(verdict="").values_list("verdict").annotate(n=Count("id"))
+    counts = {verdict.value: 0 for verdict in Verdict}
+    counts.update(dict(rows))
+    return counts
 
 
 def crawl_summary(crawl: Crawl) -> dict:
@@ -123,6 +153,7 @@ def crawl_summary(crawl: Crawl) -> dict:
         "links_found": crawl.links_found,
         "requests": crawl.requests_made,
         "requests_per_page": round(crawl.requests_made / fetched, 3),
+        "verdicts": verdict_counts(crawl),
         "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
     }
 

@@ -1,8 +1,10 @@
-"""Template helpers for the dashboard: status classes for badges, durations, and pagination links."""
+"""Template helpers for the dashboard: status and verdict badges, durations, and pagination links."""
 
 from __future__ import annotations
 
 from django import template
+
+from sites.models import Verdict
 
 register = template.Library()
 
@@ -13,6 +15,18 @@ def status_class(code: int | None) -> str:
     if not code:
         return "snone"
     return f"s{min(max(code // 100, 1), 5)}xx"
+
+
+@register.filter
+def verdict_class(verdict: str) -> str:
+    """The CSS class of a verdict badge: v-ok, v-dead, v-soft404, v-failing, or v-none when not judged."""
+    return f"v-{verdict}" if verdict in Verdict.values else "v-none"
+
+
+@register.filter
+def hop_count(redirects: int | list | None) -> int | None:
+    """The number of redirects of a probe, whether it was recorded as a count or as the hops themselves."""
+    return len(redirects) if isinstance(redirects, list) else redirects
 
 
 @register.filter

@@ -56,3 +56,30 @@ def test_a_directory_without_its_slash_redirects_once_to_it(testbed, crawl_site)
         (301, testbed["honest"] + "library/")
     ]
     assert start.status_code == 200
+
+
+def test_soft404_pages_get_their_verdict_and_lead_the_crawl_nowhere(testbed, crawl_site):
+    """The SPA-fallback site serves the honest site's tree; what is a 404 there is a soft-404 here."""
+    honest = crawl_site(testbed["honest"], site_settings={"check_external": False}, concurrency=8)
+    spa = crawl_site(testbed["spa"], site_settings={"check_external": False}, concurrency=8)
+
+    def by_path(crawl):
+        return {page.url.split("/", 3)[3]: page for page in Page.objects.filter(crawl=crawl)}
+
+    honest_pages, spa_pages = by_path(honest), by_path(spa)
+    # No soft-404 page's links were followed: the SPA crawl found exactly the honest crawl's URLs.
+    assert set(spa_pages) == set(honest_pages)
+    dead_there = {path for path, page in honest_pages.items() if page.status_code == 404}
+    assert (
+        dead_there and {path for path, page in spa_pages.items() if page.verdict == "soft404"} == dead_there
+    )
+    assert all(
+        page.verdict == "dead" and page.verdict_reason == "HTTP 404"
+        for page in (honest_pages[path] for path in dead_there)
+    )
+    soft = next(spa_pages[path] for path in dead_there)
+    assert soft.status_code == 200 and soft.verdict_reason.startswith("probe:")
+    assert soft.probe["resemblance"] >= 0.8 and not Link.objects.filter(source=soft).exists()
+    assert {page.verdict for path, page in spa_pages.items() if path not in dead_there} <= {"ok"}
+    # One probe per directory: the extra requests are few.
+    assert spa.requests_made / spa.pages_done <= 1.1

@@ -1,0 +1,149 @@
+"""Fetch and remember one random-URL probe per directory, and judge pages against it (Bar-Yossef et al., §3).
+
+The cache is shared by the fetch threads of one crawl (or one check_url run): the first thread that needs a
+directory's probe fetches it while the others wait for it, so each directory costs one request per crawl.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from lxml import etree
+
+from checks.soft404.probe import (
+    DEFAULT_RESEMBLANCE_THRESHOLD,
+    FetchSummary,
+    ProbeVerdict,
+    is_site_root,
+    parent_directory,
+    probe_url,
+    probe_verdict,
+)
+from sites.http import FetchResult, decode_body
+
+# Visible text of a page: what two near-identical error pages share. Scripts and styles are not text.
+_VISIBLE_TEXT = etree.XPath(
+    "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]",
+    smart_strings=False,
+)
+# Enough text to compare two pages' content; error pages are short, real pages differ early.
+MAX_PROBE_TEXT = 50_000
+
+
+def visible_text(root) -> str:
+    return " ".join(" ".join(_VISIBLE_TEXT(root)).split())
+
+
+def text_of(result: FetchResult) -> str:
+    """Visible text of a fetched HTML answer ('' for anything else)."""
+    if not result.body or not result.is_html:
+        return ""
+    import lxml.html
+
+    _, encoding = decode_body(result.body[:65536], result.charset)
+    try:
+        root = lxml.html.document_fromstring(
+            result.body, parser=lxml.html.HTMLParser(encoding=encoding or None)
+        )
+    except (etree.ParserError, ValueError, LookupError):
+        return ""
+    return visible_text(root)[:MAX_PROBE_TEXT]
+
+
+@dataclass(frozen=True)
+class ProbeAnswer:
+    """How the server answered the random URL of one directory."""
+
+    directory: str
+    url: str
+    final_url: str
+    redirects: int
+    status: int | None
+    error_kind: str
+    text: str
+    requests: int = 0  # HTTP requests this answer cost when it was fetched (0 when it came from storage)
+
+    @classmethod
+    def from_fetch(cls, directory: str, result: FetchResult) -> ProbeAnswer:
+        return cls(
+            directory=directory,
+            url=result.url,
+            final_url=result.final_url,
+            redirects=len(result.redirects),
+            status=result.status,
+            error_kind=result.error_kind,
+            text=text_of(result),
+            requests=len(result.redirects) + 1,
+        )
+
+    def summary(self) -> FetchSummary:
+        return FetchSummary(self.final_url, self.redirects, self.status, self.text, self.error_kind or None)
+
+    def evidence(self) -> dict:
+        data = asdict(self)
+        del data["text"], data["requests"], data["directory"]
+        return data
+
+
+class ProbeCache:
+    """One probe per directory, fetched on first need by whichever thread needs it first."""
+
+    def __init__(self, fetch: Callable[[str], FetchResult], rng: random.Random | None = None) -> None:
+        self._fetch = fetch
+        self._rng = rng or random.SystemRandom()
+        self._answers: dict[str, ProbeAnswer] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    def learn(self, answers: list[ProbeAnswer]) -> None:
+        with self._guard:
+            for answer in answers:
+                self._answers.setdefault(answer.directory, answer)
+
+    def missing(self, urls: list[str]) -> list[str]:
+        """Directories of `urls` whose probe this cache does not hold."""
+        with self._guard:
+            return sorted({parent_directory(url) for url in urls} - set(self._answers))
+
+    def get(self, page_url: str) -> tuple[ProbeAnswer, bool]:
+        """The probe of the page's directory, and whether this call fetched it."""
+        directory = parent_directory(page_url)
+        with self._guard:
+            answer = self._answers.get(directory)
+            if answer is not None:
+                return answer, False
+            lock = self._locks.setdefault(directory, threading.Lock())
+        with lock:
+            with self._guard:
+                answer = self._answers.get(directory)
+            if answer is not None:
+                return answer, False
+            answer = ProbeAnswer.from_fetch(directory, self._fetch(probe_url(page_url, self._rng)))
+            with self._guard:
+                self._answers[directory] = answer
+            return answer, True
+
+
+def judge_by_probe(
+    *,
+    url: str,
+    result: FetchResult,
+    page_text: Callable[[], str],
+    probe: ProbeAnswer,
+    threshold: float = DEFAULT_RESEMBLANCE_THRESHOLD,
+) -> ProbeVerdict:
+    """Table 1 for a fetched page; its visible text is computed only when the contents must be compared."""
+    page = FetchSummary(result.final_url, len(result.redirects), result.status, "", result.error_kind or None)
+    needs_text = (
+        not page.failed
+        and not probe.summary().failed
+        and not is_site_root(url)
+        and page.redirects == probe.redirects
+        and page.final_url != probe.final_url
+    )
+    if needs_text:
+        page = FetchSummary(page.final_url, page.redirects, page.status, page_text(), page.error)
+    return probe_verdict(page, probe.summary(), is_root=is_site_root(url), threshold=threshold)

@@ -1,0 +1,14 @@
+"""Load the soft-404 model once per process: the one shipped with webaudit, or a file that train_soft404 wrote."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from checks.soft404.model import Soft404Model, default_model, load_model
+
+
+@lru_cache(maxsize=4)
+def soft404_model(path: str = "") -> Soft404Model:
+    """The model at `path` ("" for the shipped one); a model of another scikit-learn major version is refused."""
+    return load_model(Path(path)) if path else default_model()

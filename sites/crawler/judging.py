@@ -1,0 +1,75 @@
+"""Judge one fetched page dead, failing, soft-404 or ok, from its fetch, its directory's probe and the classifier."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from checks.soft404.model import Soft404Model
+from checks.soft404.probing import ProbeAnswer, ProbeCache, judge_by_probe, visible_text
+from checks.soft404.verdict import VerdictResult, fetch_verdict, page_verdict
+from sites.http import FetchResult
+
+
+@dataclass(frozen=True)
+class Judgement:
+    verdict: VerdictResult
+    probability: float | None = None
+    probe: ProbeAnswer | None = None
+    probe_fetched: bool = False  # this page's check fetched the probe (it costs requests, and is stored)
+
+    def probe_evidence(self) -> dict | None:
+        if self.probe is None:
+            return None
+        evidence = self.probe.evidence()
+        evidence["resemblance"] = self.verdict.evidence.get("resemblance")
+        evidence["reason"] = self.verdict.evidence.get("probe_reason", "")
+        return evidence
+
+
+def judge(
+    *,
+    url: str,
+    result: FetchResult,
+    root,
+    probes: ProbeCache | None,
+    model: Soft404Model | None,
+    probe_allowed: Callable[[str], bool],
+    resemblance_threshold: float,
+    soft404_threshold: float,
+) -> Judgement:
+    """The verdict of `url` fetched as `result` (and parsed as `root` when it is an HTML success).
+
+    Call it after links were read from `root`: the classifier strips scripts and styles from the tree.
+    """
+    decided = fetch_verdict(status=result.status, error_kind=result.error_kind)
+    if decided is not None or root is None:
+        verdict = decided or page_verdict(url=url, status=result.status, error_kind=result.error_kind)
+        return Judgement(verdict)
+    probe = probe_judgement = None
+    fetched = False
+    if probes is not None and probe_allowed(url):
+        probe, fetched = probes.get(url)
+        probe_judgement = judge_by_probe(
+            url=url,
+            result=result,
+            page_text=lambda: visible_text(root),
+            probe=probe,
+            threshold=resemblance_threshold,
+        )
+    probability = None
+    if model is not None:
+        if hasattr(model, "probability_of_tree"):
+            probability = model.probability_of_tree(root, page_bytes=len(result.body), url=result.final_url)
+        else:  # TODO(issue 3): remove once features share the crawler's parse
+            probability = model.page_probability(result.body, result.final_url)
+    verdict = page_verdict(
+        url=url,
+        status=result.status,
+        error_kind=result.error_kind,
+        is_html=True,
+        probe=probe_judgement,
+        probability=probability,
+        threshold=soft404_threshold,
+    )
+    return Judgement(verdict, probability, probe, fetched)
