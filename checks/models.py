@@ -19,6 +19,9 @@ class DirectoryProbe(models.Model):
     status = models.PositiveSmallIntegerField(null=True, blank=True)
     error_kind = models.CharField(max_length=32, blank=True)
     text = models.TextField(blank=True, help_text="Visible text of the answer, for the resemblance test.")
+    body = models.BinaryField(
+        null=True, blank=True, help_text="The HTML answer, zlib-compressed: a soft-404 page by construction."
+    )
     fetched_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

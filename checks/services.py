@@ -80,6 +80,7 @@ def probes_save(*, crawl: Crawl, answers: list[ProbeAnswer]) -> None:
                 status=answer.status,
                 error_kind=answer.error_kind,
                 text=answer.text,
+                body=answer.compressed_body,
             )
             for answer in answers
         ],

@@ -273,7 +273,7 @@ def _evidence_value(value: object) -> object:
 
 @admin.register(Link)
 class LinkAdmin(ReadOnlyRecordAdmin):
-    list_display = ("source", "target_url", "text", "tag", "is_internal", "target_verdict")
+    list_display = ("source", "target_verdict", "target_url", "text", "tag", "is_internal")
     list_filter = ("tag", "is_internal", TargetVerdictFilter, RecentCrawlFilter)
     search_fields = ("target_url", "text")
     raw_id_fields = ("crawl", "source", "target")

@@ -105,8 +105,9 @@ class Crawl(models.Model):
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
 
-# Fetched, and answered an error status or could not be fetched; a page robots.txt forbade is not broken.
-BROKEN = Q(state="done") & (Q(status_code__gte=400) | (~Q(error_kind="") & ~Q(error_kind="robots")))
+# Broken: dead, failing, or a soft-404 (answers but does not exist). A page robots.txt forbade is not broken.
+BROKEN_VERDICTS = ("dead", "soft404", "failing")
+BROKEN = Q(verdict__in=BROKEN_VERDICTS)
 
 
 class PageQuerySet(models.QuerySet):
@@ -189,9 +190,7 @@ class Page(models.Model):
 
     @property
     def is_broken(self) -> bool:
-        if self.state != self.State.DONE:
-            return False
-        return (self.status_code or 0) >= 400 or self.error_kind not in ("", "robots")
+        return self.verdict in BROKEN_VERDICTS
 
 
 class PageBody(models.Model):

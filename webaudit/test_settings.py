@@ -2,12 +2,13 @@
 
 import os
 
-os.environ.setdefault("WEBAUDIT_ALLOWED_NETWORKS", "127.0.0.0/8")
+os.environ.setdefault("WEBAUDIT_ALLOWED_NETWORKS", "127.0.0.0/8,::1/128")
 
 from webaudit.settings import *  # noqa: E402,F403
 from webaudit.settings import DATABASES, VAR_DIR  # noqa: E402
 
-WEBAUDIT_ALLOWED_NETWORKS = ["127.0.0.0/8"]
+# Loopback, where the test servers live ("localhost" may resolve to ::1 as well).
+WEBAUDIT_ALLOWED_NETWORKS = ["127.0.0.0/8", "::1/128"]
 WEBAUDIT_CRAWL_DELAY = 0.0
 WEBAUDIT_FETCH_TIMEOUT = 5.0
 STORAGES = {

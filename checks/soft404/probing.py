@@ -7,6 +7,7 @@ directory's probe fetches it while the others wait for it, so each directory cos
 from __future__ import annotations
 
 import random
+import zlib
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -65,6 +66,9 @@ class ProbeAnswer:
     error_kind: str
     text: str
     requests: int = 0  # HTTP requests this answer cost when it was fetched (0 when it came from storage)
+    # The HTML answer, zlib-compressed: when the server answered with success, a soft-404 page by construction
+    # (the training data the paper built its classifier from).
+    compressed_body: bytes | None = None
 
     @classmethod
     def from_fetch(cls, directory: str, result: FetchResult) -> ProbeAnswer:
@@ -77,6 +81,7 @@ class ProbeAnswer:
             error_kind=result.error_kind,
             text=text_of(result),
             requests=len(result.redirects) + 1,
+            compressed_body=zlib.compress(result.body, 1) if result.body and result.is_html else None,
         )
 
     def summary(self) -> FetchSummary:
@@ -84,7 +89,7 @@ class ProbeAnswer:
 
     def evidence(self) -> dict:
         data = asdict(self)
-        del data["text"], data["requests"], data["directory"]
+        del data["text"], data["requests"], data["directory"], data["compressed_body"]
         return data
 
 

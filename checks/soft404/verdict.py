@@ -100,6 +100,7 @@ def page_verdict(
     if probability is not None:
         evidence["soft404_probability"] = round(probability, 4)
     if probe is not None:
+        evidence["probe_verdict"] = probe.verdict.value
         evidence["probe_reason"] = probe.reason
         if probe.resemblance is not None:
             evidence["resemblance"] = round(probe.resemblance, 4)

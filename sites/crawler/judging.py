@@ -24,6 +24,7 @@ class Judgement:
         evidence = self.probe.evidence()
         evidence["resemblance"] = self.verdict.evidence.get("resemblance")
         evidence["reason"] = self.verdict.evidence.get("probe_reason", "")
+        evidence["verdict"] = self.verdict.evidence.get("probe_verdict")
         return evidence
 
 

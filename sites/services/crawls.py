@@ -15,6 +15,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from checks.services import probes_load
+from checks.soft404.model import ModelVersionError
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.urls import compile_patterns, normalize_url
@@ -138,7 +139,11 @@ def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepRes
         status=Crawl.Status.RUNNING, started_at=now, heartbeat_at=now
     )
     config = CrawlConfig.from_dict(crawl.settings)
-    session = sessions.get(crawl.pk, config)
+    try:
+        session = sessions.get(crawl.pk, config)
+    except ModelVersionError as exc:
+        crawl_fail(crawl_id=crawl.pk, error=f"The soft-404 model cannot be used: {exc}")
+        return StepResult(more=False)
     lease = settings.WEBAUDIT_CRAWL_LEASE_SECONDS
     deadline = time.monotonic() + (budget_seconds or settings.WEBAUDIT_CRAWL_STEP_SECONDS)
     batch_size = config.lane_concurrency * BATCH_PER_THREAD

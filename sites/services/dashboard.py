@@ -26,7 +26,6 @@ SCOPES: dict[str, tuple[str, Q]] = {
 VERDICTS: dict[str, tuple[str, Q]] = {value: (label, Q(verdict=value)) for value, label in Verdict.choices}
 # A page a link should not point to: the fetch failed, or the verdict says dead, soft-404 or still failing.
 # A soft-404 page answers 200, so only its verdict tells it apart.
-NOT_WORKING = BROKEN | Q(verdict__in=[Verdict.DEAD, Verdict.SOFT404, Verdict.FAILING])
 
 
 @dataclass(frozen=True)
@@ -75,7 +74,7 @@ def report_pages(*, crawl: Crawl, page_filter: PageFilter) -> QuerySet[Page]:
     if page_filter.verdict in VERDICTS:
         pages = pages.filter(VERDICTS[page_filter.verdict][1])
     if page_filter.broken:
-        pages = pages.filter(NOT_WORKING)
+        pages = pages.filter(BROKEN)
     if page_filter.search:
         pages = pages.filter(url__icontains=page_filter.search)
     return pages.defer("content_hash", "canonical_url", "claim_token", "probe").order_by("depth", "id")
@@ -89,7 +88,7 @@ def report_status_counts(*, crawl: Crawl) -> dict[str, int]:
     """How many of the crawl's pages fall in each status class and verdict, plus the broken ones, in one query."""
     aggregates = {key: Count("id", filter=condition) for key, (_, condition) in STATUS_CLASSES.items()}
     return Page.objects.filter(crawl=crawl).aggregate(
-        **aggregates, **_verdict_aggregates(), broken=Count("id", filter=NOT_WORKING)
+        **aggregates, **_verdict_aggregates(), broken=Count("id", filter=BROKEN)
     )
 
 
@@ -117,7 +116,7 @@ def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
 
 def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
     """Links of the crawl whose target is broken, dead, soft-404 or failing, in the order they were found."""
-    broken_targets = Page.objects.filter(crawl=crawl).filter(NOT_WORKING).values("id")
+    broken_targets = Page.objects.filter(crawl=crawl).filter(BROKEN).values("id")
     return (
         Link.objects.filter(crawl=crawl, target__in=broken_targets)
         .select_related("source", "target")

@@ -9,9 +9,8 @@ from collections.abc import Iterator
 
 from django.db.models import Count, QuerySet
 
-from sites.models import Crawl, Link, Page, Verdict
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, Verdict
 
-BROKEN_VERDICTS = frozenset({"dead", "soft404", "failing"})
 VERDICT_FIELDS = ("verdict", "verdict_reason", "soft404_probability", "probe", "strikes", "failing_since")
 PAGE_FIELDS = VERDICT_FIELDS + (
     "id",

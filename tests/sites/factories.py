@@ -1,4 +1,4 @@
-"""Small factories for the dashboard and admin tests: rows written directly, no crawl run."""
+"""Small factories for the dashboard and admin tests: rows written directly, no crawl run; a response reader."""
 
 from __future__ import annotations
 
@@ -64,3 +64,10 @@ def make_link(source: Page, target: Page | None = None, target_url: str | None =
         is_internal=target.is_internal if target else False,
         **fields,
     )
+
+
+def body(response) -> str:
+    """The text of a response, streamed or not."""
+    if response.streaming:
+        return b"".join(response.streaming_content).decode()
+    return response.content.decode()

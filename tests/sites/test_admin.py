@@ -9,7 +9,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from sites.models import Crawl, PageBody, Site
+from sites.admin import PageAdmin
+from sites.models import Crawl, Page, PageBody, Site, Verdict
 from tests.sites.factories import make_crawl, make_link, make_page, make_site
 
 pytestmark = pytest.mark.django_db
@@ -79,6 +80,103 @@ def test_page_list_queries_do_not_grow_with_the_number_of_rows(admin_client, cra
         admin_client.get(url)
     for number in range(30):
         make_page(crawl_with_rows, f"https://example.com/more-{number}")
+    with CaptureQueriesContext(connection) as many:
+        admin_client.get(url)
+
+    assert len(many) == len(few)
+
+
+@pytest.fixture
+def judged_pages(crawl_with_rows):
+    """Pages of every verdict in the crawl, keyed by verdict."""
+    crawl = crawl_with_rows
+    return {
+        "ok": make_page(crawl, "https://example.com/fine", verdict=Verdict.OK, verdict_reason="alive"),
+        "dead": make_page(
+            crawl, "https://example.com/gone", 404, verdict=Verdict.DEAD, verdict_reason="HTTP 404"
+        ),
+        "soft404": make_page(
+            crawl,
+            "https://example.com/docs/old",
+            verdict=Verdict.SOFT404,
+            verdict_reason="probe: same final URL and number of redirects as the probe",
+            soft404_probability=0.12,
+            probe={
+                "url": "https://example.com/docs/kxqwvbnmzlrtpsdfghjcyaeuo",
+                "final_url": "https://example.com/",
+                "redirects": 1,
+                "status": 200,
+                "resemblance": 0.875,
+                "verdict": "soft404",
+                "reason": "same final URL and number of redirects as the probe",
+            },
+        ),
+        "failing": make_page(
+            crawl,
+            "https://example.com/busy",
+            503,
+            verdict=Verdict.FAILING,
+            verdict_reason="HTTP 503",
+            strikes=2,
+        ),
+    }
+
+
+@pytest.mark.parametrize("verdict", ["ok", "dead", "soft404", "failing"])
+def test_the_page_changelist_filters_by_verdict(admin_client, judged_pages, verdict):
+    response = admin_client.get(reverse("admin:sites_page_changelist"), {"verdict__exact": verdict})
+
+    assert [page.pk for page in response.context["cl"].result_list] == [judged_pages[verdict].pk]
+    assert "verdict" in response.context["cl"].list_display
+
+
+def test_the_page_change_page_shows_the_probe_evidence(admin_client, judged_pages):
+    soft = admin_client.get(reverse("admin:sites_page_change", args=[judged_pages["soft404"].pk]))
+    dead = admin_client.get(reverse("admin:sites_page_change", args=[judged_pages["dead"].pk]))
+
+    evidence = soft.content.decode().split("Probe evidence")[1].split("</table>")[0]
+    assert (
+        "<th scope='row'>Probe URL</th><td>https://example.com/docs/kxqwvbnmzlrtpsdfghjcyaeuo</td>"
+        in evidence
+    )
+    assert "<th scope='row'>Probe final URL</th><td>https://example.com/</td>" in evidence
+    assert "<th scope='row'>Redirects</th><td>1</td>" in evidence
+    assert "<th scope='row'>Resemblance</th><td>0.875</td>" in evidence
+    assert "Not probed" in dead.content.decode()
+
+
+def test_the_page_change_page_shows_every_field_but_the_claim_token():
+    shown = {name for _, options in PageAdmin.fieldsets for name in options["fields"]}
+    fields = {field.name for field in Page._meta.concrete_fields if field.editable} - {"id", "claim_token"}
+
+    assert fields - shown == {"probe"}  # shown as "probe_evidence"
+    assert "probe_evidence" in shown
+
+
+def test_the_link_changelist_shows_and_filters_by_the_targets_verdict(admin_client, judged_pages):
+    home = judged_pages["ok"]
+    to_soft = make_link(home, judged_pages["soft404"], text="Old docs")
+    make_link(home, judged_pages["dead"], text="Gone")
+    url = reverse("admin:sites_link_changelist")
+
+    everything = admin_client.get(url)
+    soft_only = admin_client.get(url, {"target_verdict": "soft404"})
+
+    assert [link.pk for link in soft_only.context["cl"].result_list] == [to_soft.pk]
+    html = everything.content.decode()
+    assert '<td class="field-target_verdict">Soft-404</td>' in html
+    assert '<td class="field-target_verdict">Dead</td>' in html
+
+
+def test_link_list_queries_do_not_grow_with_the_number_of_rows(admin_client, judged_pages):
+    url = reverse("admin:sites_link_changelist")
+    with CaptureQueriesContext(connection) as few:
+        admin_client.get(url)
+    for number in range(30):
+        target = make_page(
+            judged_pages["ok"].crawl, f"https://example.com/t{number}", verdict=Verdict.SOFT404
+        )
+        make_link(judged_pages["ok"], target)
     with CaptureQueriesContext(connection) as many:
         admin_client.get(url)
 

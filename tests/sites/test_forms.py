@@ -117,3 +117,12 @@ def test_page_filter_form_ignores_an_unknown_status_but_keeps_the_other_filters(
     assert page_filter.scope == "external"
     assert page_filter.broken is True
     assert page_filter.search == "/docs"
+
+
+def test_page_filter_form_takes_a_known_verdict_and_ignores_an_unknown_one():
+    assert PageFilterForm(data={"verdict": "soft404"}).page_filter().verdict == "soft404"
+    page_filter = PageFilterForm(data={"verdict": "zombie", "scope": "internal"}).page_filter()
+
+    assert page_filter.verdict == ""
+    assert page_filter.scope == "internal"
+    assert page_filter.active is True

@@ -1,0 +1,48 @@
+"""Training pages the crawls labelled themselves through the probe, as Prieto et al. built their data set.
+
+The answer a soft-404 server gives for a random URL is a soft-404 page by construction (positive); a page the
+probe judged alive on a server that does not answer unknown URLs with its content is a real page (negative).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from checks.models import DirectoryProbe
+from sites.models import Page, PageBody
+
+# Probe reasons that mean the page is real: the server answered it differently from a URL that does not exist.
+ALIVE_BY_PROBE = (
+    "server answers unknown URLs with an error (hard 404)",
+    "different number of redirects than the probe",
+    "different content from the probe",
+)
+
+
+@dataclass(frozen=True)
+class LabelledPage:
+    html: bytes
+    url: str
+    label: int  # 1 soft-404, 0 real page
+    source: str
+
+
+def crawl_labelled_pages(*, per_crawl: int = 200) -> Iterator[LabelledPage]:
+    """Probe answers that were HTML successes (soft-404s) and pages the probe judged alive, per crawl at most
+    `per_crawl` of each, so one big crawl cannot outweigh the rest of the training data."""
+    crawl_ids = DirectoryProbe.objects.values_list("crawl_id", flat=True).distinct()
+    for crawl_id in crawl_ids.iterator():
+        probes = DirectoryProbe.objects.filter(
+            crawl_id=crawl_id, status__gte=200, status__lt=300, body__isnull=False
+        ).values_list("url", "body")[:per_crawl]
+        for url, body in probes:
+            yield LabelledPage(zlib.decompress(body), url, 1, f"crawl {crawl_id}: probe answer")
+        alive = Page.objects.filter(
+            crawl_id=crawl_id, verdict="ok", probe__reason__in=ALIVE_BY_PROBE
+        ).values_list("id", "url")[:per_crawl]
+        bodies = PageBody.objects.in_bulk([page_id for page_id, _ in alive])
+        for page_id, url in alive:
+            if page_id in bodies:
+                yield LabelledPage(bodies[page_id].content, url, 0, f"crawl {crawl_id}: alive by the probe")
