@@ -60,21 +60,7 @@ class SiteAdmin(admin.ModelAdmin):
     actions = ["start_crawl"]
     fieldsets = (
         (None, {"fields": ("url", "name", "owner", "shared_with")}),
-        (
-            "Crawl settings",
-            {
-                "fields": (
-                    "max_pages",
-                    "max_depth",
-                    "include_patterns",
-                    "exclude_patterns",
-                    "concurrency",
-                    "delay",
-                    "obey_robots",
-                    "check_external",
-                )
-            },
-        ),
+        ("Crawl settings", {"fields": Site.CRAWL_SETTINGS}),
     )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Site]:

@@ -30,18 +30,7 @@ class SiteForm(forms.ModelForm):
 
     class Meta:
         model = Site
-        fields = [
-            "url",
-            "name",
-            "max_pages",
-            "max_depth",
-            "include_patterns",
-            "exclude_patterns",
-            "concurrency",
-            "delay",
-            "obey_robots",
-            "check_external",
-        ]
+        fields = ["url", "name", *Site.CRAWL_SETTINGS]
         widgets = {
             "include_patterns": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
             "exclude_patterns": forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),

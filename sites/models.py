@@ -50,6 +50,18 @@ class Site(models.Model):
 
     objects = SiteQuerySet.as_manager()
 
+    # The fields a site sets for its crawls, in the order forms show them.
+    CRAWL_SETTINGS = (
+        "max_pages",
+        "max_depth",
+        "include_patterns",
+        "exclude_patterns",
+        "concurrency",
+        "delay",
+        "obey_robots",
+        "check_external",
+    )
+
     class Meta:
         ordering = ["name", "url"]
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,49 @@ def test_the_embedded_default_runs_a_crawl_on_a_real_worker_with_the_file_broker
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["crawl"]["status"] == "finished" and len(report["pages"]) == 2
+
+
+@pytest.mark.worker
+def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, closed_port):
+    import signal
+    import urllib.request
+
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "CELERY_BROKER_URL")
+    }
+    env.update(DJANGO_SETTINGS_MODULE="webaudit.settings", WEBAUDIT_VAR_DIR=str(tmp_path))
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
+    )
+    serve = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--port", str(closed_port)],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline and status is None:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{closed_port}/login/", timeout=2) as response:
+                    status = response.status
+            except OSError:
+                time.sleep(0.5)
+        assert status == 200
+        children = subprocess.run(
+            ["pgrep", "-P", str(serve.pid)], capture_output=True, text=True
+        ).stdout.split()
+        assert len(children) == 2  # gunicorn and the celery worker
+        os.killpg(serve.pid, signal.SIGINT)  # what Ctrl-C does in a terminal
+        output, _ = serve.communicate(timeout=60)
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+    assert serve.returncode == 0, output
+    assert "Stopped web server and worker." in output
+    assert all(not Path(f"/proc/{pid}").exists() for pid in children)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 import redis
 from django.db import connection
 
+from sites.management.commands.serve import celery_worker_command
 from sites.models import Crawl, Link, Page
 from sites.services.crawls import crawl_run, crawl_start
 from sites.services.sites import site_create
@@ -40,25 +40,10 @@ def database_url() -> str:
 
 
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
-    command = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "webaudit",
-        "worker",
-        "-B",
-        "-Q",
-        "default,crawl",
-        "--concurrency",
-        "1",
-        "--loglevel",
-        "INFO",
-        "--without-gossip",
-        "--without-mingle",
-        "--schedule",
-        str(log.parent / "beat-schedule"),
-    ]
+    command = celery_worker_command(
+        concurrency=1,
+        extra=("--without-gossip", "--without-mingle", "--schedule", str(log.parent / "beat-schedule")),
+    )
     # Its own session, so killing its process group kills the pool children too, as a dying machine would.
     return subprocess.Popen(
         command, cwd=REPO, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True

@@ -10,6 +10,28 @@ import time
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 
+def celery_worker_command(
+    *, concurrency: int, loglevel: str = "INFO", extra: tuple[str, ...] = ()
+) -> list[str]:
+    """The Celery worker of the embedded setup: both queues, and (-B) the beat that resumes stalled crawls."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "webaudit",
+        "worker",
+        "-B",
+        "-Q",
+        "default,crawl",
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        loglevel,
+        *extra,
+    ]
+
+
 class Command(BaseCommand):
     help = "Run the web server and a Celery worker together until interrupted."
 
@@ -38,22 +60,7 @@ class Command(BaseCommand):
                 "--access-logfile",
                 "-",
             ],
-            # -B runs the beat scheduler inside this worker: it re-enqueues crawls whose worker died.
-            "worker": [
-                python,
-                "-m",
-                "celery",
-                "-A",
-                "webaudit",
-                "worker",
-                "-B",
-                "-Q",
-                "default,crawl",
-                "--concurrency",
-                str(options["worker_concurrency"]),
-                "--loglevel",
-                "INFO",
-            ],
+            "worker": celery_worker_command(concurrency=options["worker_concurrency"]),
         }
         processes = {name: subprocess.Popen(command) for name, command in commands.items()}
         self.stdout.write(
