@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 SOFT404, NORMAL = 1, 0
+PARKED_SOURCE = "parked-synthetic"  # the soft-404 pages of parked domains (checks.soft404.parked_pages)
 MANIFEST_NAME = "manifest.jsonl"
 # The test bed's documentation trees and pages are test data; nothing under them may enter the corpus.
 TEST_DATA_ROOTS = (

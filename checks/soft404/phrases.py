@@ -1,8 +1,9 @@
-"""Count soft-404 phrases in page text, in every language of data/phrases.json, with one Aho-Corasick pass."""
+"""Count soft-404 and parked-domain phrases in page text, in many languages, with one Aho-Corasick pass."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -10,6 +11,9 @@ from pathlib import Path
 import ahocorasick
 
 PHRASES_FILE = Path(__file__).parent / "data" / "phrases.json"
+# Hand-written, unlike phrases.json: no package ships the wording of parking landers (see its "about").
+PARKED_PHRASES_FILE = Path(__file__).parent / "data" / "parked_phrases.json"
+_NOT_FOUND, _PARKED = 1, 2  # bits of a phrase's kind; the same words may be in both lists
 
 # Scripts written without spaces between words: a phrase in them matches anywhere, without word boundaries.
 _UNSPACED_RANGES = (
@@ -22,6 +26,12 @@ _UNSPACED_RANGES = (
     (0xFF66, 0xFF9F),  # half-width katakana
 )
 _APOSTROPHES = ("'", "\u2019", "\u02bc")
+# Latin-script text: ASCII, Latin-1, Latin Extended-A and -B, and symbols: punctuation (’ “ ” – …), arrows, maths,
+# box drawing, dingbats, emoji. Text made of these alone can only hold phrases made of them, and the automaton of
+# those phrases alone is twice as fast (0.09 against 0.19 ms on the median python3.11-doc page, whose root node
+# has 25 children instead of 130); looking for a character outside the set costs 0.03 ms.
+_LATIN = "\x00-\u024f\u2000-\u2bff\U0001f000-\U0001faff"
+_NON_LATIN = re.compile(f"[^{_LATIN}]")
 
 
 def is_unspaced(char: str) -> bool:
@@ -39,32 +49,57 @@ def _is_word_char(char: str) -> bool:
 
 
 class PhraseMatcher:
-    """Count phrase occurrences in normalized text; overlapping and nested phrases each count."""
+    """Count phrase occurrences in normalized text; overlapping and nested phrases each count.
 
-    def __init__(self, phrases: Iterable[str]):
-        self._automaton = ahocorasick.Automaton()
-        self.size = 0
-        for phrase in {normalize(p) for p in phrases if p.strip()}:
+    Not-found phrases and parked-domain phrases share one automaton, so one pass over a page counts both; Latin
+    text is scanned with a smaller automaton of the phrases it can hold.
+    """
+
+    def __init__(self, phrases: Iterable[str], parked: Iterable[str] = ()):
+        kinds: dict[str, int] = {}
+        for kind, words in ((_NOT_FOUND, phrases), (_PARKED, parked)):
+            for phrase in {normalize(p) for p in words if p.strip()}:
+                kinds[phrase] = kinds.get(phrase, 0) | kind
+        self.size = sum(1 for kind in kinds.values() if kind & _NOT_FOUND)
+        self.parked_size = sum(1 for kind in kinds.values() if kind & _PARKED)
+        variants: dict[str, int] = {}  # phrases differing only in apostrophe style share their variants
+        for phrase, kind in kinds.items():
             for variant in _apostrophe_variants(phrase):
-                self._automaton.add_word(variant, _boundaries(variant))
-            self.size += 1
-        if self.size:
-            self._automaton.make_automaton()
+                variants[variant] = variants.get(variant, 0) | kind
+        self._automaton = _automaton(variants)
+        self._latin_automaton = _automaton({v: k for v, k in variants.items() if not _NON_LATIN.search(v)})
 
-    def count(self, text: str) -> int:
-        """Return how many phrase occurrences `text` (already normalized) holds."""
-        if not self.size or not text:
-            return 0
-        hits = 0
+    def counts(self, text: str) -> tuple[int, int]:
+        """Return (not-found, parked) phrase occurrences in `text`, which must already be normalized."""
+        if not text:
+            return 0, 0
+        not_found = parked = 0
         last = len(text) - 1
-        for end, (length, need_start, need_end) in self._automaton.iter(text):
+        automaton = self._automaton if _NON_LATIN.search(text) else self._latin_automaton
+        if automaton.kind != ahocorasick.AHOCORASICK:
+            return 0, 0  # no phrase of the list can occur in this script
+        for end, (length, need_start, need_end, kind) in automaton.iter(text):
             start = end - length + 1
             if need_start and start > 0 and _is_word_char(text[start - 1]):
                 continue
             if need_end and end < last and _is_word_char(text[end + 1]):
                 continue
-            hits += 1
-        return hits
+            not_found += kind & _NOT_FOUND
+            parked += kind >> 1
+        return not_found, parked
+
+    def count(self, text: str) -> int:
+        """Return how many not-found phrase occurrences `text` (already normalized) holds."""
+        return self.counts(text)[0]
+
+
+def _automaton(variants: dict[str, int]) -> ahocorasick.Automaton:
+    automaton = ahocorasick.Automaton()
+    for variant, kind in variants.items():
+        automaton.add_word(variant, (*_boundaries(variant), kind))
+    if variants:
+        automaton.make_automaton()
+    return automaton
 
 
 def _apostrophe_variants(phrase: str) -> set[str]:
@@ -100,16 +135,24 @@ def load_phrases(path: Path = PHRASES_FILE, *, without: Iterable[str] = ()) -> d
     return {lang: sorted(phrases) for lang, phrases in sorted(merged.items())}
 
 
+def load_parked_phrases(path: Path = PARKED_PHRASES_FILE) -> dict[str, list[str]]:
+    """Return {language: parked-domain phrases} from the hand-written data file."""
+    return json.loads(path.read_text(encoding="utf-8"))["phrases"]
+
+
 def phrase_sources(path: Path = PHRASES_FILE) -> list[str]:
     return sorted(json.loads(path.read_text(encoding="utf-8"))["phrases"])
 
 
 def matcher_without(*sources: str) -> PhraseMatcher:
-    """A matcher over every phrase except those harvested from `sources` (for unseen-wording evaluation)."""
-    return PhraseMatcher(p for phrases in load_phrases(without=sources).values() for p in phrases)
+    """A matcher over every phrase except the not-found phrases harvested from `sources` (for unseen wording)."""
+    return PhraseMatcher(
+        (p for phrases in load_phrases(without=sources).values() for p in phrases),
+        (p for phrases in load_parked_phrases().values() for p in phrases),
+    )
 
 
 @lru_cache(maxsize=1)
 def default_matcher() -> PhraseMatcher:
-    """Build the matcher over every language once per process (about 3 ms for ~500 phrases)."""
+    """Build the matcher over every language once per process (about 4 ms for ~650 phrases)."""
     return matcher_without()

@@ -11,6 +11,9 @@ Rule (docs/soft404.md):
    pages — or when the classifier's probability reaches the threshold — this catches what the probe cannot:
    parked domains, site roots and index files such as /docs/index.html (never judged by the probe: their
    content is what a soft-404 server falls back to), and servers that soft-404 without a recognisable pattern.
+   The classifier alone decides only for a page that says so itself — a not-found phrase (in ~90 languages) or
+   parked-domain wording — because on pages without either its probability measures how plain a page is, not
+   whether it exists: a short article without images scores like an error page.
 """
 
 from __future__ import annotations
@@ -63,6 +66,11 @@ def is_index_file(url: str) -> bool:
     return (urlsplit(url).path or "/").rsplit("/", 1)[-1].lower() in INDEX_NAMES
 
 
+def page_says_not_found(features) -> bool:
+    """Whether the page's own words say it does not exist: a not-found phrase, or parked-domain wording."""
+    return bool(features.phrase_hits or features.heading_phrase_hits or features.parked_phrase_density)
+
+
 def fetch_verdict(*, status: int | None, error_kind: str) -> VerdictResult | None:
     """The verdict the fetch alone decides (dead or failing), or None when the page answered successfully."""
     if error_kind in FINAL_ERRORS:
@@ -89,6 +97,7 @@ def page_verdict(
     probe: ProbeVerdict | None = None,
     probability: float | None = None,
     threshold: float = DEFAULT_CLASSIFIER_THRESHOLD,
+    says_not_found: bool | None = None,
 ) -> VerdictResult:
     """Combine the fetch, the probe and the classifier into one verdict with its evidence."""
     decided = fetch_verdict(status=status, error_kind=error_kind)
@@ -109,7 +118,8 @@ def page_verdict(
             return VerdictResult(PageVerdict.SOFT404, f"probe: {probe.reason}", evidence)
         evidence["probe_reason"] = f"{probe.reason}; ignored for an index file, judged by the classifier"
     if probability is not None and probability >= threshold:
-        return VerdictResult(
-            PageVerdict.SOFT404, f"classifier: soft-404 probability {probability:.2f}", evidence
-        )
+        if says_not_found is not False:
+            reason = f"classifier: soft-404 probability {probability:.2f}"
+            return VerdictResult(PageVerdict.SOFT404, reason, evidence)
+        evidence["classifier_note"] = "high probability, but no not-found or parked wording on the page"
     return VerdictResult(PageVerdict.OK, "alive", evidence)

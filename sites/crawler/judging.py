@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from checks.soft404.features import extract_from_tree
 from checks.soft404.model import Soft404Model
 from checks.soft404.probing import ProbeAnswer, ProbeCache, judge_by_probe, visible_text
-from checks.soft404.verdict import VerdictResult, fetch_verdict, page_verdict
+from checks.soft404.verdict import VerdictResult, fetch_verdict, page_says_not_found, page_verdict
 from sites.http import FetchResult
 
 
@@ -58,12 +59,11 @@ def judge(
             probe=probe,
             threshold=resemblance_threshold,
         )
-    probability = None
+    probability = says_not_found = None
     if model is not None:
-        if hasattr(model, "probability_of_tree"):
-            probability = model.probability_of_tree(root, page_bytes=len(result.body), url=result.final_url)
-        else:  # TODO(issue 3): remove once features share the crawler's parse
-            probability = model.page_probability(result.body, result.final_url)
+        features = extract_from_tree(root, page_bytes=len(result.body), url=result.final_url)
+        probability = model.probability(features.vector())
+        says_not_found = page_says_not_found(features)
     verdict = page_verdict(
         url=url,
         status=result.status,
@@ -72,5 +72,6 @@ def judge(
         probe=probe_judgement,
         probability=probability,
         threshold=soft404_threshold,
+        says_not_found=says_not_found,
     )
     return Judgement(verdict, probability, probe, fetched)

@@ -155,7 +155,8 @@ def test_an_error_page_that_echoes_the_url_is_near_identical_to_the_probe(httpse
         body = (
             f"<html><body><h1>Sorry</h1><p>We looked everywhere for {request.path} but it is not in our "
             "catalogue of widgets, gears, springs and levers. Try the search box or browse the "
-            "categories below to find what you need today.</p></body></html>"
+            "categories below to find what you need today. Our shop has sold fine mechanical parts since 1952 "
+            "and ships to every country in the world within a week.</p></body></html>"
         )
         return Response(body, content_type="text/html")
 

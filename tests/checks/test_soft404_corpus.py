@@ -1,9 +1,12 @@
 """The soft-404 corpus: reproducible sampling and manifests, test data kept out, and the page sources."""
 
 import shutil
+from collections import Counter
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 
 from checks.soft404 import apache_errors
 from checks.soft404.corpus import (
@@ -19,10 +22,10 @@ from checks.soft404.corpus import (
     write_corpus,
 )
 from checks.soft404.features import extract
-from checks.soft404.model import corpus_matrix
+from checks.soft404.model import NOT_FOUND, PARKED, corpus_matrix
 from checks.soft404.normal_pages import DocTree, doc_tree_pages
 from checks.soft404.notfound_pages import django_admin_404_pages, nginx_pages, werkzeug_pages
-from checks.soft404.parked_pages import parked_pages
+from checks.soft404.parked_pages import LAYOUTS, layout_of, parked_pages
 from checks.soft404.phrases import default_matcher, normalize
 
 
@@ -89,10 +92,55 @@ def test_evaluation_leaves_synthetic_pages_out(tmp_path):
     assert corpus_matrix(tmp_path, include_synthetic=True)[0].shape[0] == 2
 
 
-def test_parked_pages_are_all_marked_synthetic_and_stuff_keywords():
+def test_parked_pages_are_a_training_class_of_their_own(tmp_path):
+    parked = next(parked_pages())
+    write_corpus([make_page("real"), make_page("gone", SOFT404), parked], tmp_path)
+    assert corpus_matrix(tmp_path, include_synthetic=True)[1].tolist() == [
+        PARKED,
+        NOT_FOUND,
+        NORMAL,
+    ]  # sorted by id
+
+
+def test_evaluate_command_trains_on_synthetic_pages_but_scores_real_ones(tmp_path):
+    gone = "<html><head><title>404 Not Found</title></head><body><h1>Not Found</h1></body></html>"
+    pages = [
+        make_page(f"real{i}", html=f"<html><body><p>{'words ' * (50 + i)}</p></body></html>".encode())
+        for i in range(12)
+    ]
+    pages += [
+        make_page(f"gone{i}", SOFT404, html=gone.replace("Found", f"Found {i}").encode()) for i in range(8)
+    ]
+    pages += list(parked_pages())[:4]
+    write_corpus(pages, tmp_path)
+    out = StringIO()
+    call_command("evaluate_soft404", corpus=tmp_path, folds=4, quick=True, stdout=out)
+    assert out.getvalue().startswith("20 real pages scored, 8 soft-404 (40.0%); 4 synthetic pages")
+
+
+def test_parked_pages_are_synthetic_and_varied():
     pages = list(parked_pages())
-    assert len(pages) == 24 and all(p.synthetic and p.label == SOFT404 for p in pages)
-    assert all(30 <= extract(p.html, p.url).keywords <= 60 for p in pages)
+    assert len(pages) == 36 and all(p.synthetic and p.label == SOFT404 for p in pages)
+    assert Counter(layout_of(p.id) for p in pages) == {layout: 6 for layout in LAYOUTS}
+    assert len({p.lang for p in pages}) == 10
+    features = [extract(p.html, p.url) for p in pages]
+    assert all(f.keywords == 0 or 20 <= f.keywords <= 60 for f in features)
+    assert any(f.keywords == 0 for f in features) and any(f.keywords >= 30 for f in features)
+    assert all(f.parked_phrase_density > 0 for f in features)  # every page says what it is somewhere
+    assert min(f.text_words for f in features) < 10 and max(f.text_words for f in features) > 90
+    assert min(f.page_bytes for f in features) < 1000 and max(f.page_bytes for f in features) > 15000
+
+
+def test_parked_pages_are_the_same_on_every_build():
+    assert [p.html for p in parked_pages()] == [p.html for p in parked_pages()]
+
+
+def test_parked_pages_are_not_the_test_beds():
+    testbed = Path(__file__).resolve().parents[3] / "shared" / "testbed" / "parked.html"
+    if not testbed.exists():
+        pytest.skip("no test bed")
+    text = testbed.read_bytes()
+    assert all(p.html != text for p in parked_pages())
 
 
 # A copy of Debian apache2-data's HTTP_NOT_FOUND.html.var and the files it includes (Apache-2.0).

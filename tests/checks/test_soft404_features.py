@@ -1,9 +1,29 @@
 """The eight heuristics of Prieto et al. and the added features, each on a small crafted page."""
 
+from pathlib import Path
+
+import lxml.html
 import numpy as np
 import pytest
 
-from checks.soft404.features import FEATURE_NAMES, PAPER_FEATURES, extract, feature_vector
+from checks.soft404.features import (
+    FEATURE_NAMES,
+    PAPER_FEATURES,
+    extract,
+    extract_from_tree,
+    feature_vector,
+    parse,
+    visible_text_nodes,
+)
+from sites.crawler.parse import parse_document
+from sites.http import decode_body
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
+TESTBED_TREES = (
+    "/usr/share/doc/python3.11/html/library",
+    "/usr/share/doc/postgresql-doc-15/html",
+    "/usr/share/doc/python-django-doc/html/ref",
+)
 
 
 def page(head: str = "", body: str = "") -> str:
@@ -109,3 +129,65 @@ def test_http_charset_outranks_the_guess():
 def test_utf8_page_without_meta_charset_is_read_as_utf8():
     raw = page(body="<p>Страница не найдена</p>").encode("utf-8")
     assert extract(raw).phrase_hits >= 1
+
+
+def test_parked_phrase_density_counts_parking_wording_per_word_of_title_and_text():
+    html = page(
+        head="<title>jardin.example</title>",
+        body="<h1>Ce domaine est à vendre</h1><h2>Recherches associées</h2><a href='/q?potager'>Potager</a>",
+    )
+    # Two phrases in 1 title word and 8 text words.
+    assert extract(html).parked_phrase_density == pytest.approx(2 / 9)
+    assert extract(page(body="<p>Page not found</p>")).parked_phrase_density == 0.0
+
+
+def test_sponsored_link_ratio_counts_links_marked_sponsored_or_nofollow():
+    body = (
+        '<a href="/a" rel="nofollow">a</a><a href="/b" rel="Sponsored noopener">b</a>'
+        '<a href="/c" rel="noopener">c</a><a href="/d">d</a>'
+    )
+    assert extract(page(body=body)).sponsored_link_ratio == pytest.approx(0.5)
+    assert extract(page(body="<p>no links</p>")).sponsored_link_ratio == 0.0
+
+
+def test_hidden_text_is_left_out_even_when_nested_or_equal_to_visible_text():
+    body = (
+        "<p>alpha</p><script>beta</script><p>beta</p><style>p{}</style>"
+        "<noscript><p>gamma <script>delta</script></p></noscript><template><b>epsilon</b></template><p>zeta</p>"
+    )
+    assert (
+        " ".join(" ".join(visible_text_nodes(parse(page(body=body)).find("body"))).split())
+        == "alpha beta zeta"
+    )
+    assert extract(page(body=body)).text_words == 3
+
+
+def test_extract_from_tree_leaves_the_tree_as_it_was():
+    html = page(
+        head="<title>t</title><script>var x = 1;</script>",
+        body="<a href='/one'>one</a><noscript><a href='/two'>two</a></noscript><style>a{}</style><p>text</p>",
+    )
+    root = lxml.html.document_fromstring(html)
+    before = lxml.html.tostring(root)
+    features = extract_from_tree(root, page_bytes=len(html))
+    assert lxml.html.tostring(root) == before
+    assert [a.get("href") for a in root.iter("a")] == ["/one", "/two"]
+    assert extract_from_tree(root, page_bytes=len(html)) == features
+
+
+def real_pages() -> list[Path]:
+    """The saved real pages, and a few pages of each test bed tree when the packages are installed."""
+    pages = sorted(DATA.glob("*.html"))
+    for tree in TESTBED_TREES:
+        pages += sorted(Path(tree).glob("*.html"))[:3]
+    return pages
+
+
+@pytest.mark.parametrize("path", real_pages(), ids=lambda p: p.name)
+def test_a_tree_parsed_by_the_crawler_gives_the_features_of_extract(path):
+    html = path.read_bytes()
+    _, encoding = decode_body(html[:65536], None)  # as sites.crawler.fetching picks the codec
+    root, error = parse_document(html, encoding)
+    assert not error
+    url = f"http://127.0.0.1:8101/{path.name}"
+    assert extract_from_tree(root, page_bytes=len(html), url=url) == extract(html, url)

@@ -9,26 +9,36 @@ import pytest
 import sklearn
 
 from checks.soft404.fastpredict import compile_model
-from checks.soft404.features import FEATURE_NAMES
+from checks.soft404.features import FEATURE_NAMES, parse
 from checks.soft404.model import (
     MODEL_FILE,
+    PARKED,
     ModelVersionError,
+    PerKindClassifier,
     cross_validate,
     default_model,
     estimators,
     format_table,
     load_model,
     metadata_path,
+    paper_estimators,
     save_model,
 )
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
+TESTBED = Path(__file__).resolve().parents[3] / "shared" / "testbed"  # test data: evaluated, never trained on
 
 
-def toy_data(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+def toy_data(n: int = 300, classes: int = 2, noise: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Random features and classes NORMAL, NOT_FOUND and (with classes=3) PARKED, decided by a few of them;
+    `noise` is the share of rows given a random class instead."""
     rng = np.random.default_rng(0)
     X = rng.random((n, len(FEATURE_NAMES))) * 100
     y = ((X[:, 2] > 60) | ((X[:, 7] < 20) & (X[:, 4] < 50))).astype(int)
+    if classes == 3:
+        y[(y == 0) & (X[:, 11] > 70)] = PARKED
+    flipped = rng.random(n) < noise
+    y[flipped] = rng.integers(0, classes, int(flipped.sum()))
     return X, y
 
 
@@ -84,13 +94,60 @@ def test_a_model_without_its_metadata_is_refused(saved_model):
         load_model(saved_model)
 
 
-@pytest.mark.parametrize("name", ["C4.5", "C4.5 - Bagging", "C4.5 - Boosting"])
-def test_compiled_model_gives_the_same_probabilities_as_scikit_learn(name):
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("name", ["C4.5", "C4.5 - Bagging"])
+def test_compiled_tree_and_bagging_give_scikit_learns_probability_of_any_class_but_normal(name, classes):
+    X, y = toy_data(classes=classes)
+    fitted = paper_estimators(seed=3)[name].fit(X[:200], y[:200])
+    expected = 1 - fitted.predict_proba(X[200:])[:, 0]
+    assert np.allclose([compile_model(fitted).probability(row) for row in X[200:]], expected, atol=1e-12)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_compiled_boosting_gives_wekas_softmax_of_the_weighted_votes(classes):
+    X, y = toy_data(classes=classes, noise=0.1)
+    fitted = paper_estimators(seed=3)["C4.5 - Boosting"].fit(X[:200], y[:200])
+    weights = fitted.estimator_weights_[: len(fitted.estimators_)]
+    assert len(weights) > 1  # a real ensemble, not one error-free tree
+    votes = sum(
+        w * (t.predict(X[200:])[:, None] == fitted.classes_)
+        for t, w in zip(fitted.estimators_, weights, strict=True)
+    )
+    expected = 1 - np.exp(votes[:, 0]) / np.exp(votes).sum(axis=1)
+    compiled = [compile_model(fitted).probability(row) for row in X[200:]]
+    assert np.allclose(compiled, expected, atol=1e-9)
+    if classes == 2:  # the same side of 0.5 as scikit-learn's prediction
+        assert ((np.array(compiled) >= 0.5) == (fitted.predict(X[200:]) == 1)).all()
+
+
+def test_a_unanimous_boosting_vote_is_not_capped_at_scikit_learns_0_881():
     X, y = toy_data()
-    fitted = estimators(seed=3)[name].fit(X[:200], y[:200])
-    compiled = compile_model(fitted)
-    expected = fitted.predict_proba(X[200:])[:, 1]
-    assert np.allclose([compiled.probability(row) for row in X[200:]], expected, atol=1e-12)
+    fitted = paper_estimators()["C4.5 - Boosting"].fit(X, y)
+    assert max(compile_model(fitted).probability(row) for row in X) > 0.99
+
+
+def test_per_kind_classifier_takes_the_larger_probability_of_its_detectors():
+    X, y = toy_data(classes=3)
+    model = PerKindClassifier(paper_estimators()["C4.5"]).fit(X, y)
+    known = y != PARKED
+    alone = paper_estimators()["C4.5"].fit(X[known], y[known])
+    compiled, parts = compile_model(model), [compile_model(model.not_found_), compile_model(model.parked_)]
+    for row in X[:50]:
+        assert compiled.probability(row) == max(part.probability(row) for part in parts)
+        assert parts[0].probability(row) == compile_model(alone).probability(row)  # parked pages unseen
+
+
+def test_per_kind_classifier_without_parked_pages_has_one_detector():
+    X, y = toy_data()
+    model = PerKindClassifier(paper_estimators()["C4.5"]).fit(X, y)
+    assert model.parked_ is None and len(compile_model(model).parts) == 1
+
+
+def test_cross_validation_scores_real_rows_only_and_trains_on_the_extra_rows():
+    X, y = toy_data()
+    X_extra, y_extra = X[:40] + 1000, np.full(40, PARKED)
+    result = cross_validate("C4.5", estimators()["C4.5"], X, y, folds=5, X_extra=X_extra, y_extra=y_extra)
+    assert result.soft404.support + result.normal.support == len(y)
 
 
 def test_cross_validation_reports_precision_and_recall_for_both_classes():
@@ -160,3 +217,31 @@ def test_shipped_model_copy_refuses_a_foreign_major_version(tmp_path):
     edit_metadata(copy, sklearn_version="2.0.0" if sklearn.__version__.startswith("1.") else "1.0.0")
     with pytest.raises(ModelVersionError):
         load_model(copy)
+
+
+def test_shipped_model_flags_a_parked_domain_page():
+    html = (DATA / "parked-fr.html").read_bytes()
+    assert default_model().page_probability(html, "http://jardinage-bio.example/") >= 0.9
+
+
+@pytest.mark.parametrize(
+    ("name", "url", "at_least"),
+    [
+        ("parked.html", "http://127.0.0.1:8106/", 0.9),
+        ("notfound.html", "http://127.0.0.1:8102/tutorial-xyz.html", 0.5),
+    ],
+)
+def test_shipped_model_flags_the_test_beds_soft404_pages(name, url, at_least):
+    page = TESTBED / name
+    if not page.exists():
+        pytest.skip(f"no test bed at {TESTBED}")
+    assert default_model().page_probability(page.read_bytes(), url) >= at_least
+
+
+@pytest.mark.parametrize("name", ["parked-fr.html", "notfound-es.html", "git-mktree.html"])
+def test_probability_of_a_parsed_tree_equals_the_probability_of_the_page(name):
+    html = (DATA / name).read_bytes()
+    model = default_model()
+    root = parse(html)
+    url = f"http://example.org/{name}"
+    assert model.probability_of_tree(root, page_bytes=len(html), url=url) == model.page_probability(html, url)

@@ -3,7 +3,14 @@
 import pytest
 
 from checks.soft404.phrase_sources import fragments
-from checks.soft404.phrases import PhraseMatcher, default_matcher, load_phrases, normalize, phrase_sources
+from checks.soft404.phrases import (
+    PhraseMatcher,
+    default_matcher,
+    load_parked_phrases,
+    load_phrases,
+    normalize,
+    phrase_sources,
+)
 
 
 @pytest.mark.parametrize(
@@ -71,3 +78,40 @@ def test_fragments_split_messages_at_placeholders_sentences_and_clauses():
 def test_fragments_drop_single_words_of_spaced_scripts():
     assert list(fragments("Fehler")) == []
     assert list(fragments("見つかりません")) == ["見つかりません"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "This domain may be for sale!",
+        "Diese Domain steht zum Verkauf",
+        "Búsquedas relacionadas",
+        "Ce nom de domaine est à vendre",
+        "Этот домен продаётся",
+        "このドメインは販売中です",
+        "此域名正在出售",
+    ],
+)
+def test_parked_domain_wording_in_many_languages_counts_as_parked_only(text):
+    assert default_matcher().counts(normalize(text))[1] >= 1
+    assert default_matcher().count(normalize(text)) == 0
+
+
+def test_a_phrase_in_both_lists_counts_in_both():
+    matcher = PhraseMatcher(["page not found", "not found"], ["domain for sale", "not found"])
+    assert matcher.counts(normalize("Page not found. Domain for sale")) == (2, 2)
+
+
+def test_a_latin_text_counts_the_same_with_a_character_of_another_script_in_it():
+    # Text of Latin characters only is scanned with a smaller automaton; the counts must not change.
+    matcher = default_matcher()
+    text = normalize("Error 404 – page not found. We’re sorry; this domain is for sale → related searches")
+    # "this domain is for sale", the "domain is for sale" inside it, and "related searches".
+    assert matcher.counts(text) == matcher.counts(text + " 日") == (matcher.count(text), 3)
+    assert matcher.counts(text)[0] >= 3
+
+
+def test_parked_phrases_cover_many_languages_and_avoid_menu_wording():
+    languages = load_parked_phrases()
+    assert len(languages) >= 15 and {"en", "de", "fr", "es", "ja", "zh-hans", "ru"} <= set(languages)
+    assert "related links" not in languages["en"]  # the menus of git-doc and libxslt pages say it

@@ -20,8 +20,13 @@ EXPECTED = {"ok": "ok", "hard404": "dead", "soft404": "soft404", "parked": "soft
 
 @pytest.fixture(scope="module")
 def truth(testbed) -> dict:
-    done = subprocess.run([sys.executable, str(TESTBED / "truth.py"), "--n", "30", "--seed", "7"],
-                          capture_output=True, text=True, check=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(TESTBED / "truth.py"), "--n", "30", "--seed", "7"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     return json.loads(done.stdout)
 
 
@@ -45,5 +50,8 @@ def test_evidence_names_the_detector_that_decided(truth):
     error_page = next(r["url"] for r in truth["urls"] if r["port"] == 8102 and r["verdict"] == "soft404")
     home, page = urls_check(urls=[redirect_home, error_page])
     assert home.reason.startswith("probe: same final URL") and home.probe["redirects"] == 1
-    assert home.probe["url"].startswith("http://127.0.0.1:8103/") and len(home.probe["url"].rsplit("/", 1)[1]) == 25
+    assert (
+        home.probe["url"].startswith("http://127.0.0.1:8103/")
+        and len(home.probe["url"].rsplit("/", 1)[1]) == 25
+    )
     assert page.probe["resemblance"] >= 0.8 and page.soft404_probability is not None

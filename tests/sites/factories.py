@@ -8,6 +8,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from checks.soft404.verdict import fetch_verdict
 from sites.models import Crawl, Link, Page, Site, url_key
 
 _numbers = itertools.count(1)
@@ -52,6 +53,11 @@ def make_page(crawl: Crawl, url: str | None = None, status_code: int | None = 20
     fields.setdefault("final_url", url)
     fields.setdefault("size", 1234)
     fields.setdefault("response_ms", 42)
+    if fields["state"] == Page.State.DONE and "verdict" not in fields and fields.get("error_kind") != "robots":
+        # The verdict the crawl engine gives such a fetch (a soft-404 must be asked for explicitly).
+        decided = fetch_verdict(status=status_code, error_kind=fields.get("error_kind", ""))
+        fields["verdict"] = decided.verdict if decided else "ok"
+        fields.setdefault("verdict_reason", decided.reason if decided else "alive")
     return Page.objects.create(crawl=crawl, url=url, url_key=url_key(url), status_code=status_code, **fields)
 
 

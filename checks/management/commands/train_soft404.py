@@ -8,13 +8,23 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from checks.soft404.corpus import manifest_sha256
-from checks.soft404.model import BOOSTING, MODEL_FILE, corpus_matrix, estimators, load_model, save_model
+from checks.soft404.model import (
+    BOOSTING,
+    CLASS_NAMES,
+    MODEL_FILE,
+    NORMAL,
+    corpus_matrix,
+    estimators,
+    load_model,
+    save_model,
+)
 
 
 class Command(BaseCommand):
     help = (
-        "Fit C4.5, bagging or boosting on the real pages of the corpus and save it with joblib and a metadata "
-        "JSON (scikit-learn version, features, manifest hash, date)."
+        "Fit C4.5, bagging or boosting on the corpus (its real pages and, unless --real-only, its synthetic "
+        "parked pages) and save it with joblib and a metadata JSON (scikit-learn version, features, manifest "
+        "hash, date)."
     )
 
     def add_arguments(self, parser):
@@ -22,19 +32,15 @@ class Command(BaseCommand):
         parser.add_argument("--model", choices=list(estimators()), default=BOOSTING)
         parser.add_argument("--output", type=Path, default=MODEL_FILE)
         parser.add_argument("--seed", type=int, default=0)
-        # Off by default: with the 24 synthetic parked pages in training, leave-one-source-out on the real pages
-        # fell from P 1.000 / R 0.997 to P 0.982 / R 0.958 (boosting), and recall with unseen wording from
-        # 0.664 to 0.360, while the parked pages they mimic gained nothing measurable.
-        parser.add_argument(
-            "--with-synthetic", action="store_true", help="also train on the synthetic parked pages"
-        )
+        # The synthetic parked pages are in by default: they are the only parked pages there are, and the
+        # classifier is what must catch parked domains (the probe cannot). With the parked features they leave
+        # the real pages' scores where they were (docs/soft404-classifier.md).
+        parser.add_argument("--real-only", action="store_true", help="leave the synthetic parked pages out")
 
-    def handle(
-        self, *args, corpus: Path, model: str, output: Path, seed: int, with_synthetic: bool, **options
-    ):
+    def handle(self, *args, corpus: Path, model: str, output: Path, seed: int, real_only: bool, **options):
         if not (corpus / "manifest.jsonl").exists():
             raise CommandError(f"no corpus at {corpus}; run: python manage.py build_soft404_corpus")
-        X, y, entries = corpus_matrix(corpus, include_synthetic=with_synthetic)
+        X, y, entries = corpus_matrix(corpus, include_synthetic=not real_only)
         estimator = estimators(seed)[model].fit(X, y)
         metadata = save_model(
             estimator,
@@ -43,13 +49,14 @@ class Command(BaseCommand):
             training={
                 "training_manifest_sha256": manifest_sha256(corpus),
                 "training_pages": len(y),
-                "training_soft404_pages": int(y.sum()),
+                "training_soft404_pages": int((y != NORMAL).sum()),
+                "classes": [CLASS_NAMES[c] for c in sorted(set(y.tolist()))],
                 "training_synthetic_pages": sum(e.synthetic for e in entries),
                 "seed": seed,
             },
         )
         load_model(output)  # fail now, not in a worker, if the file cannot be read back
         self.stdout.write(
-            f"{output}: {model} on {len(y)} pages ({int(y.sum())} soft-404); "
+            f"{output}: {model} on {len(y)} pages ({int((y != NORMAL).sum())} soft-404); "
             f"{output.stat().st_size} bytes; sklearn {metadata['sklearn_version']}"
         )
