@@ -109,6 +109,11 @@ class Crawl(models.Model):
         return self.status in self.ACTIVE
 
     @property
+    def requests_per_page(self) -> float:
+        """HTTP requests per fetched page: robots.txt, redirect hops and soft-404 probes included."""
+        return self.requests_made / self.pages_done if self.pages_done else 0.0
+
+    @property
     def duration_seconds(self) -> float | None:
         if not self.started_at:
             return None

@@ -210,7 +210,9 @@ WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS = env_int("WEBAUDIT_DEAD_STRIKE_SPACING_SEC
 # Prieto et al. 2014 (§6.3) called pages "almost identical" at 80% equal content; Bar-Yossef et al. give no number.
 WEBAUDIT_PROBE_RESEMBLANCE = env_float("WEBAUDIT_PROBE_RESEMBLANCE", 0.8, minimum=0.0)
 WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimum=0.0)
-WEBAUDIT_SOFT404_MODEL = env_str("WEBAUDIT_SOFT404_MODEL", "")  # default: the model shipped in checks/soft404/data
+WEBAUDIT_SOFT404_MODEL = env_str(
+    "WEBAUDIT_SOFT404_MODEL", ""
+)  # default: the model shipped in checks/soft404/data
 
 LOGGING = {
     "version": 1,

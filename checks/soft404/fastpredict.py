@@ -108,28 +108,40 @@ class CompiledModel:
         return 1.0 - exps[self.negative] / sum(exps)
 
 
-def compile_model(model: object, negative_label: object = 0) -> CompiledModel:
+def compile_model(
+    model: object, negative_label: object = 0, columns: Sequence[int] | None = None
+) -> CompiledModel:
     """Copy a fitted DecisionTreeClassifier, a bagging or AdaBoost ensemble of them, or a model holding such
-    models in `detectors_` (model.PerKindClassifier), into a CompiledModel."""
+    models in `detectors_` (model.PerKindClassifier), into a CompiledModel.
+
+    `columns` are the indices, in the feature vectors the compiled model will be given, of the columns `model`
+    was fitted on (all of them by default).
+    """
     detectors = getattr(model, "detectors_", None)
     if detectors is not None:
-        return CompiledModel("any", [], [], parts=tuple(compile_model(d, negative_label) for d in detectors))
+        parts = (
+            compile_model(d, negative_label, cols)
+            for d, cols in zip(detectors, model.detector_columns_, strict=True)
+        )
+        return CompiledModel("any", [], [], parts=tuple(parts))
+    columns = list(range(model.n_features_in_)) if columns is None else list(columns)
     classes = list(model.classes_)
-    negative = classes.index(negative_label) if negative_label in classes else -1  # -1: trained on no normal page
+    negative = (
+        classes.index(negative_label) if negative_label in classes else -1
+    )  # -1: trained on no normal page
     if isinstance(model, DecisionTreeClassifier):
-        tree = compile_tree(model, classes, negative_label, range(model.n_features_in_))
+        tree = compile_tree(model, classes, negative_label, columns)
         return CompiledModel("tree", [tree], [], len(classes), negative)
     if isinstance(model, BaggingClassifier):
-        # Bagging fits its trees on class indices, not labels.
+        # Bagging fits its trees on class indices, not labels, and each on a subset of the columns.
         indices = list(range(len(classes)))
         trees = [
-            compile_tree(est, indices, negative, cols)
+            compile_tree(est, indices, negative, [columns[c] for c in cols])
             for est, cols in zip(model.estimators_, model.estimators_features_, strict=True)
         ]
         return CompiledModel("bagging", trees, [], len(classes), negative)
     if isinstance(model, AdaBoostClassifier):
-        full = range(model.n_features_in_)
-        trees = [compile_tree(est, classes, negative_label, full) for est in model.estimators_]
+        trees = [compile_tree(est, classes, negative_label, columns) for est in model.estimators_]
         if len(trees) == 1:
             # The first tree made no error and boosting stopped: WEKA then answers with that tree alone, where
             # scikit-learn gives it weight 1 and a probability of 0.73 at most.

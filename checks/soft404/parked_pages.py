@@ -6,11 +6,14 @@ name, maybe an offer to sell it, lists of advertising links (to an ad server, of
 "sponsored", or to the parked host's own search URLs), little text of its own, and "keyword stuffing":
 Prieto et al. (Figure 5a) see the soft-404 probability peak at 90% between 30 and 45 keywords and above 55.
 
-The pages vary on purpose, so that no single feature gives them away: six layouts (advertising feed, on-site
-search links, an old table layout, a script-rendered lander, a marketplace sale page, a registrar placeholder),
-ten languages, offers worded inside and outside data/parked_phrases.json, disclaimers and sales pitches that
-take the text from 2 to about 150 words, 0 or 20 to 60 keywords, links with and without rel. Each of the 12
-profiles of data/parked_pages.json is drawn in three layouts, 36 pages, by a generator seeded per page.
+The pages vary on purpose, so that no layout, language or size gives them away: six layouts (advertising
+feed, on-site search links, an old table layout, a script-rendered lander, a marketplace sale page, a registrar
+placeholder), ten languages, titles, descriptions and inline code that take a page from 0.8 to 20 KB,
+disclaimers and sales pitches that take its text from 2 to about 110 words, 0 or 20 to 60 keywords, links with
+and without rel, offers worded inside and outside data/parked_phrases.json (every page uses that wording at
+least once, as real landers do; pages without it taught the parked detector to flag any page whose links are
+mostly nofollow, such as Apache's "It works" page). Each of the 12 profiles of data/parked_pages.json is drawn
+in three layouts, 36 pages, by a generator seeded per page.
 """
 
 from __future__ import annotations

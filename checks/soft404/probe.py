@@ -11,6 +11,7 @@ import random
 import string
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import lru_cache
 from urllib.parse import urlsplit, urlunsplit
 
 PROBE_NAME_LENGTH = 25  # R = 25 random lower-case letters (section 5.1); P(exists) <= N / 26**25
@@ -79,15 +80,17 @@ def is_site_root(url: str) -> bool:
     return urlsplit(url).path in ("", "/")
 
 
-def shingles(text: str, width: int = DEFAULT_SHINGLE_WIDTH) -> set[tuple[str, ...]]:
+@lru_cache(maxsize=512)
+def shingles(text: str, width: int = DEFAULT_SHINGLE_WIDTH) -> frozenset[tuple[str, ...]]:
     """Return the set of `width`-word shingles of `text`, compared case-insensitively.
 
-    A text shorter than `width` words is one shingle, so two short texts resemble only when equal.
+    A text shorter than `width` words is one shingle, so two short texts resemble only when equal. Cached: every
+    page of a directory is compared with the same probe text (a str caches its hash, so a hit costs O(1)).
     """
     words = text.casefold().split()
     if len(words) <= width:
-        return {tuple(words)} if words else set()
-    return {tuple(words[i : i + width]) for i in range(len(words) - width + 1)}
+        return frozenset({tuple(words)} if words else ())
+    return frozenset(zip(*(words[i:] for i in range(width)), strict=False))  # shorter tails end it
 
 
 def resemblance(a: str, b: str, width: int = DEFAULT_SHINGLE_WIDTH) -> float:

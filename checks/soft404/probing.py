@@ -7,8 +7,8 @@ directory's probe fetches it while the others wait for it, so each directory cos
 from __future__ import annotations
 
 import random
-import zlib
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 

@@ -139,7 +139,6 @@ def verdict_counts(crawl: Crawl) -> dict[str, int]:
 
 
 def crawl_summary(crawl: Crawl) -> dict:
-    fetched = max(crawl.pages_done, 1)
     return {
         "id": crawl.pk,
         "status": crawl.status,
@@ -151,7 +150,7 @@ def crawl_summary(crawl: Crawl) -> dict:
         "pages_failed": crawl.pages_failed,
         "links_found": crawl.links_found,
         "requests": crawl.requests_made,
-        "requests_per_page": round(crawl.requests_made / fetched, 3),
+        "requests_per_page": round(crawl.requests_per_page, 3),
         "verdicts": verdict_counts(crawl),
         "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
     }

@@ -27,6 +27,7 @@ from checks.soft404.normal_pages import DocTree, doc_tree_pages
 from checks.soft404.notfound_pages import django_admin_404_pages, nginx_pages, werkzeug_pages
 from checks.soft404.parked_pages import LAYOUTS, layout_of, parked_pages
 from checks.soft404.phrases import default_matcher, normalize
+from tests.conftest import TESTBED
 
 
 def make_page(
@@ -136,7 +137,7 @@ def test_parked_pages_are_the_same_on_every_build():
 
 
 def test_parked_pages_are_not_the_test_beds():
-    testbed = Path(__file__).resolve().parents[3] / "shared" / "testbed" / "parked.html"
+    testbed = TESTBED / "parked.html"
     if not testbed.exists():
         pytest.skip("no test bed")
     text = testbed.read_bytes()

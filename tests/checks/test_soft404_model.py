@@ -24,9 +24,9 @@ from checks.soft404.model import (
     paper_estimators,
     save_model,
 )
+from tests.conftest import TESTBED  # test data: evaluated, never trained on
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
-TESTBED = Path(__file__).resolve().parents[3] / "shared" / "testbed"  # test data: evaluated, never trained on
 
 
 def toy_data(n: int = 300, classes: int = 2, noise: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -245,3 +245,14 @@ def test_probability_of_a_parsed_tree_equals_the_probability_of_the_page(name):
     root = parse(html)
     url = f"http://example.org/{name}"
     assert model.probability_of_tree(root, page_bytes=len(html), url=url) == model.page_probability(html, url)
+
+
+def test_the_not_found_detector_never_reads_the_parked_columns():
+    X, y = toy_data(classes=3)
+    model = PerKindClassifier(paper_estimators()["C4.5 - Bagging"], parked_columns=(11, 12)).fit(X, y)
+    not_found = compile_model(model).parts[0]
+    changed = X.copy()
+    changed[:, 11:13] = -changed[:, 11:13]
+    assert [not_found.probability(r) for r in X] == [not_found.probability(r) for r in changed]
+    alone = paper_estimators()["C4.5 - Bagging"].fit(X[y != PARKED][:, :11], y[y != PARKED])
+    assert np.allclose([not_found.probability(r) for r in X], 1 - alone.predict_proba(X[:, :11])[:, 0])

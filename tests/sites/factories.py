@@ -53,7 +53,11 @@ def make_page(crawl: Crawl, url: str | None = None, status_code: int | None = 20
     fields.setdefault("final_url", url)
     fields.setdefault("size", 1234)
     fields.setdefault("response_ms", 42)
-    if fields["state"] == Page.State.DONE and "verdict" not in fields and fields.get("error_kind") != "robots":
+    if (
+        fields["state"] == Page.State.DONE
+        and "verdict" not in fields
+        and fields.get("error_kind") != "robots"
+    ):
         # The verdict the crawl engine gives such a fetch (a soft-404 must be asked for explicitly).
         decided = fetch_verdict(status=status_code, error_kind=fields.get("error_kind", ""))
         fields["verdict"] = decided.verdict if decided else "ok"
