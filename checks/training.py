@@ -2,6 +2,8 @@
 
 The answer a soft-404 server gives for a random URL is a soft-404 page by construction (positive); a page the
 probe judged alive on a server that does not answer unknown URLs with its content is a real page (negative).
+Only answers served in place are positives: a server that redirects unknown URLs home, or falls back to its
+home page (a single-page app), answers with a real page's content, which must not be learnt as an error page.
 """
 
 from __future__ import annotations
@@ -11,6 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from checks.models import DirectoryProbe
+from checks.soft404.probe import DEFAULT_RESEMBLANCE_THRESHOLD as RESEMBLING
+from checks.soft404.probe import resemblance
+from checks.soft404.probing import text_of_html
 from sites.models import Page, PageBody
 
 # Probe reasons that mean the page is real: the server answered it differently from a URL that does not exist.
@@ -29,15 +34,24 @@ class LabelledPage:
     source: str
 
 
+def _root_text(crawl_id: int) -> str:
+    root = PageBody.objects.filter(page__crawl_id=crawl_id, page__depth=0).first()
+    return text_of_html(root.content) if root else ""
+
+
 def crawl_labelled_pages(*, per_crawl: int = 200) -> Iterator[LabelledPage]:
-    """Probe answers that were HTML successes (soft-404s) and pages the probe judged alive, per crawl at most
-    `per_crawl` of each, so one big crawl cannot outweigh the rest of the training data."""
+    """Probe answers that were HTML successes served in place (soft-404s, each distinct text once) and pages
+    the probe judged alive, per crawl at most `per_crawl` of each, so one big crawl cannot outweigh the rest."""
     crawl_ids = DirectoryProbe.objects.values_list("crawl_id", flat=True).distinct()
     for crawl_id in crawl_ids.iterator():
         probes = DirectoryProbe.objects.filter(
-            crawl_id=crawl_id, status__gte=200, status__lt=300, body__isnull=False
-        ).values_list("url", "body")[:per_crawl]
-        for url, body in probes:
+            crawl_id=crawl_id, status__gte=200, status__lt=300, redirects=0, body__isnull=False
+        ).values_list("url", "text", "body")
+        root_text, seen = _root_text(crawl_id), set()
+        for url, text, body in probes:
+            if len(seen) >= per_crawl or text in seen or resemblance(text, root_text) >= RESEMBLING:
+                continue
+            seen.add(text)
             yield LabelledPage(zlib.decompress(body), url, 1, f"crawl {crawl_id}: probe answer")
         alive = Page.objects.filter(
             crawl_id=crawl_id, verdict="ok", probe__reason__in=ALIVE_BY_PROBE

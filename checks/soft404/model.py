@@ -25,6 +25,7 @@ from sklearn.metrics import precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
+from checks.soft404.errors import ModelVersionError
 from checks.soft404.fastpredict import CompiledModel, compile_model
 from checks.soft404.features import FEATURE_NAMES, extract, extract_from_tree
 
@@ -41,10 +42,6 @@ BOOSTING = "C4.5 - Boosting"
 NORMAL, NOT_FOUND, PARKED = 0, 1, 2
 CLASS_NAMES = ("normal", "not-found", "parked")
 THRESHOLD = 0.5  # the probability from which evaluations count a page as soft-404, as verdict.py's default
-
-
-class ModelVersionError(RuntimeError):
-    """The saved model cannot be trusted in this process (other scikit-learn major, features or bytes)."""
 
 
 def c45(seed: int = 0) -> DecisionTreeClassifier:

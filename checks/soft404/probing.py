@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+import lxml.html
 from lxml import etree
 
 from checks.soft404.probe import (
@@ -42,13 +43,13 @@ def text_of(result: FetchResult) -> str:
     """Visible text of a fetched HTML answer ('' for anything else)."""
     if not result.body or not result.is_html:
         return ""
-    import lxml.html
+    return text_of_html(result.body, result.charset)
 
-    _, encoding = decode_body(result.body[:65536], result.charset)
+
+def text_of_html(body: bytes, charset: str | None = None) -> str:
+    _, encoding = decode_body(body[:65536], charset)
     try:
-        root = lxml.html.document_fromstring(
-            result.body, parser=lxml.html.HTMLParser(encoding=encoding or None)
-        )
+        root = lxml.html.document_fromstring(body, parser=lxml.html.HTMLParser(encoding=encoding or None))
     except (etree.ParserError, ValueError, LookupError):
         return ""
     return visible_text(root)[:MAX_PROBE_TEXT]

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from checks.soft404.model import Soft404Model, default_model, load_model
+if TYPE_CHECKING:
+    from checks.soft404.model import Soft404Model
 
 
 @lru_cache(maxsize=4)
 def soft404_model(path: str = "") -> Soft404Model:
-    """The model at `path` ("" for the shipped one); a model of another scikit-learn major version is refused."""
+    """The model at `path` ("" for the shipped one); a model of another scikit-learn major version is refused.
+
+    scikit-learn is imported here, on first use, not when Django starts: it costs every process ~1.5 s.
+    """
+    from checks.soft404.model import default_model, load_model
+
     return load_model(Path(path)) if path else default_model()

@@ -8,8 +8,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from checks.soft404.model import Soft404Model
 from checks.soft404.probe import parent_directory
 from checks.soft404.probing import ProbeCache
 from checks.soft404.shipped import soft404_model
@@ -20,6 +20,9 @@ from sites.crawler.parse import ParsedPage, extract_page, parse_document, robots
 from sites.crawler.urls import CrawlScope, origin, site_key
 from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, decode_body, robots_url
 from sites.http import parse_robots as robots_text_of
+
+if TYPE_CHECKING:
+    from checks.soft404.model import Soft404Model
 
 # A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
 MAX_CRAWL_DELAY = 60.0

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from checks.soft404.features import extract_from_tree
-from checks.soft404.model import Soft404Model
 from checks.soft404.probing import ProbeAnswer, ProbeCache, judge_by_probe, visible_text
 from checks.soft404.verdict import VerdictResult, fetch_verdict, page_says_not_found, page_verdict
 from sites.http import FetchResult
+
+if TYPE_CHECKING:
+    from checks.soft404.model import Soft404Model
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from checks.services import probes_load
-from checks.soft404.model import ModelVersionError
+from checks.soft404.errors import ModelVersionError
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.urls import compile_patterns, normalize_url

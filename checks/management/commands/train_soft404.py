@@ -4,20 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from checks.soft404.corpus import manifest_sha256
+from checks.soft404.features import extract
 from checks.soft404.model import (
     BOOSTING,
     CLASS_NAMES,
     MODEL_FILE,
     NORMAL,
+    NOT_FOUND,
     corpus_matrix,
     estimators,
     load_model,
     save_model,
 )
+from checks.training import crawl_labelled_pages
 
 
 class Command(BaseCommand):
@@ -36,11 +40,34 @@ class Command(BaseCommand):
         # classifier is what must catch parked domains (the probe cannot). With the parked features they leave
         # the real pages' scores where they were (docs/soft404-classifier.md).
         parser.add_argument("--real-only", action="store_true", help="leave the synthetic parked pages out")
+        parser.add_argument(
+            "--from-crawls",
+            action="store_true",
+            help="add the pages this deployment's crawls labelled through the probe (checks.training)",
+        )
 
-    def handle(self, *args, corpus: Path, model: str, output: Path, seed: int, real_only: bool, **options):
+    def handle(
+        self,
+        *args,
+        corpus: Path,
+        model: str,
+        output: Path,
+        seed: int,
+        real_only: bool,
+        from_crawls: bool,
+        **options,
+    ):
         if not (corpus / "manifest.jsonl").exists():
             raise CommandError(f"no corpus at {corpus}; run: python manage.py build_soft404_corpus")
         X, y, entries = corpus_matrix(corpus, include_synthetic=not real_only)
+        crawl_pages = 0
+        if from_crawls:
+            labelled = list(crawl_labelled_pages())
+            if labelled:
+                X = np.vstack([X, *(extract(page.html, page.url).vector() for page in labelled)])
+                y = np.concatenate([y, [NOT_FOUND if page.label else NORMAL for page in labelled]])
+            crawl_pages = len(labelled)
+            self.stdout.write(f"{crawl_pages} pages labelled by crawls' probes added")
         estimator = estimators(seed)[model].fit(X, y)
         metadata = save_model(
             estimator,
@@ -53,6 +80,7 @@ class Command(BaseCommand):
                 "classes": [CLASS_NAMES[c] for c in sorted(set(y.tolist()))],
                 "training_synthetic_pages": sum(e.synthetic for e in entries),
                 "seed": seed,
+                "training_crawl_labelled_pages": crawl_pages,
             },
         )
         load_model(output)  # fail now, not in a worker, if the file cannot be read back
