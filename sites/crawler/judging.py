@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from checks.soft404.features import extract_from_tree
+from checks.soft404.probe import is_site_root
 from checks.soft404.probing import ProbeAnswer, ProbeCache, judge_by_probe, visible_text
 from checks.soft404.verdict import VerdictResult, fetch_verdict, page_says_not_found, page_verdict
 from sites.http import FetchResult
@@ -53,7 +54,8 @@ def judge(
         return Judgement(verdict)
     probe = probe_judgement = None
     fetched = False
-    if probes is not None and probe_allowed(url):
+    # A site root is never a soft-404 by the probe (Table 1), so its probe would be a wasted request.
+    if probes is not None and not is_site_root(url) and probe_allowed(url):
         probe, fetched = probes.get(url)
         probe_judgement = judge_by_probe(
             url=url,

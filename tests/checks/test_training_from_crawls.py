@@ -32,7 +32,7 @@ def test_a_soft404_servers_probe_answers_and_its_real_pages_are_labelled(httpser
     negatives = [page for page in labelled if page.label == 0]
     assert len(positives) == 1 and b"Nothing here" in positives[0].html
     assert re.search(r"/guide/[a-z]{25}$", positives[0].url)
-    assert {page.url.split("/", 3)[3] for page in negatives} == {"", "guide/intro"}
+    assert {page.url.split("/", 3)[3] for page in negatives} == {"guide/intro"}  # the root is never probed
 
 
 def test_a_home_page_served_for_unknown_urls_is_never_learnt_as_a_soft404(httpserver, crawl_site):
@@ -110,8 +110,8 @@ def test_train_soft404_adds_the_crawl_labelled_pages_and_saves_a_loadable_model(
         "--from-crawls",
     )
     metadata = json.loads(output.with_suffix(".json").read_text())
-    assert metadata["training_crawl_labelled_pages"] == 2  # the probe's answer, and the root judged alive
-    assert metadata["training_pages"] == 26
+    assert metadata["training_crawl_labelled_pages"] == 1  # the probe's answer
+    assert metadata["training_pages"] == 25
     assert load_model(output).probability_of_tree is not None
 
 
