@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from sites.management.commands.serve import celery_worker_command
 from sites.models import Crawl, Site
 from tests.sites.sitebuilder import html, serve_site
 
@@ -130,20 +131,7 @@ def test_the_embedded_default_runs_a_crawl_on_a_real_worker_with_the_file_broker
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
     worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "webaudit",
-            "worker",
-            "-Q",
-            "default,crawl",
-            "--concurrency",
-            "1",
-            "--loglevel",
-            "WARNING",
-        ],
+        celery_worker_command(concurrency=1, loglevel="WARNING"),
         cwd=REPO,
         env=env,
         stdout=subprocess.DEVNULL,
