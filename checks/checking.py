@@ -50,7 +50,8 @@ def _as_check(url: str, outcome: PageOutcome, now) -> UrlCheck:
         error=result.error or None,
     )
     if verdict.transient:
-        health = url_health_record(url=url, verdict=verdict, now=now)
+        # Strikes are kept by normalized URL, as the crawl keeps them, so both count the same failures.
+        health = url_health_record(url=outcome.job.url, verdict=verdict, now=now)
         check.verdict, check.reason, check.strikes = health.verdict, health.reason, health.strikes
         check.failing_since = health.failing_since.isoformat() if health.failing_since else None
     return check
@@ -91,15 +92,17 @@ def urls_check(
             session.fetch_robots(session.origins_missing_robots([normalized[url] for url in valid]))
             jobs = [FetchJob(0, normalized[url], is_internal=False, attempts=config.retries) for url in valid]
             now = timezone.now()
-            for url, outcome in zip(valid, session.fetch_batch(jobs), strict=True):
+            outcomes = session.fetch_batch(jobs)
+            for url, outcome in zip(valid, outcomes, strict=True):
                 results[url] = _as_check(url, outcome, now)
                 if on_result:
                     on_result(results[url])
+            # A URL that answered, or failed for good, forgets its strikes; one not fetched (robots) keeps them.
             url_health_clear(
                 urls=[
-                    normalized[url]
-                    for url in valid
-                    if results[url].verdict != "failing" and not results[url].strikes
+                    job.url
+                    for job, outcome in zip(jobs, outcomes, strict=True)
+                    if outcome.judgement and not outcome.judgement.verdict.transient
                 ]
             )
         finally:

@@ -52,3 +52,10 @@ def test_check_url_reads_urls_from_a_file_and_skips_comments(site, tmp_path, cap
 def test_check_url_rejects_bad_input_clearly(arguments, message):
     with pytest.raises(CommandError, match=message):
         call_command("check_url", *arguments)
+
+
+def test_check_url_refuses_a_binary_url_file_clearly(tmp_path):
+    listing = tmp_path / "urls.bin"
+    listing.write_bytes(b"\xff\xfe\x00\x81binary")
+    with pytest.raises(CommandError, match="Cannot read URLs"):
+        call_command("check_url", "--from", str(listing))

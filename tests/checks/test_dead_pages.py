@@ -175,10 +175,7 @@ def test_a_site_root_is_never_a_soft404_by_the_probe(httpserver):
     )
     root, other = urls_check(urls=[httpserver.url_for("/"), httpserver.url_for("/anything")], delay=0)
     assert root.verdict == "ok" and root.probe is None  # not even probed: the answer could not change it
-    assert (
-        other.verdict == "soft404"
-        and other.probe["reason"] == "near-identical content to the probe"
-    )
+    assert other.verdict == "soft404" and other.probe["reason"] == "near-identical content to the probe"
     assert len(httpserver.log) == 4  # robots.txt, the two pages, one probe
 
 
@@ -202,3 +199,17 @@ def test_the_classifier_catches_a_non_english_not_found_page_the_probe_cannot(ht
     assert result.probe["verdict"] == "alive"
     assert (result.verdict, result.reason.startswith("classifier:")) == ("soft404", True)
     assert result.soft404_probability >= 0.5
+
+
+def test_strikes_are_kept_per_normalized_url_so_spellings_share_them_and_recovery_clears_them(
+    httpserver, settings
+):
+    settings.WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS = 0
+    settings.WEBAUDIT_CRAWL_RETRIES = 0
+    answers = iter([Response("oops", status=500), Response("oops", status=500), Response("fine", status=200)])
+    httpserver.expect_request("/flaky").respond_with_handler(lambda request: next(answers))
+    plain = httpserver.url_for("/flaky")
+    shouting = plain.replace("http://", "HTTP://").replace("/flaky", "/./flaky#top")
+    assert [check_one(plain).strikes, check_one(shouting).strikes] == [1, 2]
+    assert check_one(shouting).verdict == "ok"
+    assert not UrlHealth.objects.exists()
