@@ -117,4 +117,7 @@ def test_a_crawl_survives_its_worker_being_killed_and_finds_the_same_pages(
     assert len(pages) == len(expected_urls) and {state for _, state in pages} == {"done"}
     # Every page's links were written exactly once, the re-fetched batch's included.
     assert Link.objects.filter(crawl=crawl).count() == expected_links
-    assert "resuming" in log.read_text()
+    # How it went on is not fixed: the new worker either took the step the dead one had already queued, or
+    # the stall check re-enqueued the crawl ("resuming" in the log; crawls_resume_stalled has its own test).
+    # Either way the dead worker's claimed batch was claimed again once its lease ran out.
+    assert Page.objects.filter(crawl=crawl, attempts__gt=0).count() == 0  # no page needed a retry
