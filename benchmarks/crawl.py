@@ -99,6 +99,15 @@ def _webaudit_setup() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    # A worker process starts its page readers when it starts (sites/tasks.py); so does this one, before timing.
+    try:
+        from django.conf import settings
+
+        from sites.crawler.reading import shared_reader
+    except ImportError:  # a --tree from before page readers
+        return
+    for started in shared_reader(settings.WEBAUDIT_PAGE_READERS).warm():
+        started.result()
 
 
 @contextmanager

@@ -12,6 +12,7 @@ from checks.services import url_health_clear, url_health_record
 from checks.soft404.verdict import FINAL_ERRORS, PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
+from sites.crawler.reading import shared_reader
 from sites.crawler.urls import normalize_url
 
 
@@ -87,7 +88,7 @@ def urls_check(
             delay=delay,
             obey_robots=obey_robots,
         )
-        session = CrawlSession(config)
+        session = CrawlSession(config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
         try:
             session.fetch_robots(session.origins_missing_robots([normalized[url] for url in valid]))
             jobs = [FetchJob(0, normalized[url], is_internal=False, attempts=config.retries) for url in valid]

@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
-from celery.signals import worker_ready
+from celery.signals import worker_process_init, worker_ready
+from django.conf import settings
 from django.db import DatabaseError
 
+from sites.crawler.reading import shared_reader
 from sites.services import crawls
 
 log = logging.getLogger(__name__)
@@ -38,3 +40,10 @@ def crawls_resume_stalled() -> list[int]:
 def _resume_stalled_crawls_on_start(sender=None, **kwargs) -> None:
     # A worker starting after a crash is the first to notice crawls whose worker died.
     crawls_resume_stalled.delay()
+
+
+@worker_process_init.connect
+def _start_page_readers(sender=None, **kwargs) -> None:
+    # Start the processes that read pages, and load the classifier in them, before a crawl waits for them. Not
+    # waited for here: Celery gives a new worker process 4 seconds to report ready.
+    shared_reader(settings.WEBAUDIT_PAGE_READERS).warm()

@@ -7,6 +7,7 @@ Reference: https://docs.djangoproject.com/en/5.2/ref/settings/
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -17,6 +18,10 @@ from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, e
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("WEBAUDIT_VAR_DIR", str(BASE_DIR / "var"))).resolve()
 VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+
+def _usable_cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
 def _secret_key() -> str:
@@ -195,11 +200,15 @@ WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
 WEBAUDIT_CRAWL_STEP_SECONDS = env_float("WEBAUDIT_CRAWL_STEP_SECONDS", 20.0, minimum=1.0)
 # A claimed batch whose worker has not reported back for this long is claimed again by another.
 WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 300, minimum=1)
-# 429/503 answers: retried this many times with exponential backoff (Retry-After honoured up to the cap).
+# Independent task chains working one crawl's frontier at once, each on any worker (docs/crawling.md).
 WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1)
+# 429/503 answers: retried this many times with exponential backoff (Retry-After honoured up to the cap).
 WEBAUDIT_CRAWL_RETRIES = env_int("WEBAUDIT_CRAWL_RETRIES", 4, minimum=0)
 WEBAUDIT_CRAWL_BACKOFF_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_SECONDS", 2.0, minimum=0.0)
 WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS", 300.0, minimum=0.0)
+# Processes that read fetched pages (parse, links, soft-404 classifier) for each crawling process, so that one
+# crawl uses more than one core; 0 reads them in the fetch threads (docs/crawling.md, "Reading pages").
+WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4), minimum=0)
 
 # Dead pages and soft-404s (docs/soft404.md). A transient failure (timeout, reset, 5xx) makes a page "failing";
 # it is reported dead once it has failed on this many checks, each at least the spacing after the previous

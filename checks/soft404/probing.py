@@ -12,9 +12,6 @@ import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-import lxml.html
-from lxml import etree
-
 from checks.soft404.probe import (
     DEFAULT_RESEMBLANCE_THRESHOLD,
     FetchSummary,
@@ -24,19 +21,18 @@ from checks.soft404.probe import (
     probe_url,
     probe_verdict,
 )
+from checks.soft404.features import visible_text_nodes
+from sites.crawler.parse import parse_document
 from sites.http import FetchResult, decode_body
 
-# Visible text of a page: what two near-identical error pages share. Scripts and styles are not text.
-_VISIBLE_TEXT = etree.XPath(
-    "//body//text()[not(ancestor::script) and not(ancestor::style) and not(ancestor::noscript)]",
-    smart_strings=False,
-)
 # Enough text to compare two pages' content; error pages are short, real pages differ early.
 MAX_PROBE_TEXT = 50_000
 
 
 def visible_text(root) -> str:
-    return " ".join(" ".join(_VISIBLE_TEXT(root)).split())
+    """The words of a page's body a reader sees: what two near-identical error pages share."""
+    body = root.find("body")
+    return " ".join(" ".join(visible_text_nodes(body)).split()) if body is not None else ""
 
 
 def text_of(result: FetchResult) -> str:
@@ -48,11 +44,8 @@ def text_of(result: FetchResult) -> str:
 
 def text_of_html(body: bytes, charset: str | None = None) -> str:
     _, encoding = decode_body(body[:65536], charset)
-    try:
-        root = lxml.html.document_fromstring(body, parser=lxml.html.HTMLParser(encoding=encoding or None))
-    except (etree.ParserError, ValueError, LookupError):
-        return ""
-    return visible_text(root)[:MAX_PROBE_TEXT]
+    root, _ = parse_document(body, encoding or None)
+    return "" if root is None else visible_text(root)[:MAX_PROBE_TEXT]
 
 
 @dataclass(frozen=True)
@@ -133,6 +126,21 @@ class ProbeCache:
             return answer, True
 
 
+def probe_needs_page_text(*, url: str, result: FetchResult, probe: ProbeAnswer) -> bool:
+    """Whether Table 1 must compare the page's contents with the probe's (both answered, at different URLs)."""
+    return (
+        not _summary(result).failed
+        and not probe.summary().failed
+        and not is_site_root(url)
+        and len(result.redirects) == probe.redirects
+        and result.final_url != probe.final_url
+    )
+
+
+def _summary(result: FetchResult, text: str = "") -> FetchSummary:
+    return FetchSummary(result.final_url, len(result.redirects), result.status, text, result.error_kind or None)
+
+
 def judge_by_probe(
     *,
     url: str,
@@ -142,14 +150,6 @@ def judge_by_probe(
     threshold: float = DEFAULT_RESEMBLANCE_THRESHOLD,
 ) -> ProbeVerdict:
     """Table 1 for a fetched page; its visible text is computed only when the contents must be compared."""
-    page = FetchSummary(result.final_url, len(result.redirects), result.status, "", result.error_kind or None)
-    needs_text = (
-        not page.failed
-        and not probe.summary().failed
-        and not is_site_root(url)
-        and page.redirects == probe.redirects
-        and page.final_url != probe.final_url
-    )
-    if needs_text:
-        page = FetchSummary(page.final_url, page.redirects, page.status, page_text(), page.error)
+    needs_text = probe_needs_page_text(url=url, result=result, probe=probe)
+    page = _summary(result, page_text() if needs_text else "")
     return probe_verdict(page, probe.summary(), is_root=is_site_root(url), threshold=threshold)

@@ -8,21 +8,16 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from checks.soft404.probe import parent_directory
-from checks.soft404.probing import ProbeCache
-from checks.soft404.shipped import soft404_model
+from checks.soft404.probe import is_site_root, parent_directory
+from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_needs_page_text
 from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.judging import Judgement, judge
-from sites.crawler.parse import ParsedPage, extract_page, parse_document, robots_directives
+from sites.crawler.parse import ParsedPage, robots_directives
+from sites.crawler.reading import PageReader, PageRequest
 from sites.crawler.urls import CrawlScope, origin, site_key
-from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, decode_body, robots_url
+from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, robots_url
 from sites.http import parse_robots as robots_text_of
-
-if TYPE_CHECKING:
-    from checks.soft404.model import Soft404Model
 
 # A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
 MAX_CRAWL_DELAY = 60.0
@@ -67,6 +62,7 @@ class CrawlSession:
     """What one process keeps between a crawl's batches: the pooled fetcher, the throttle, parsed robots."""
 
     config: CrawlConfig
+    reader: PageReader  # reads fetched HTML pages, in processes of their own by default (reading.py)
     fetcher: Fetcher = field(init=False)
     throttle: HostThrottle = field(init=False)
     scope: CrawlScope = field(init=False)
@@ -89,7 +85,8 @@ class CrawlSession:
         # Internal and external hosts have their own throttle slots, so twice the threads keep both busy.
         self.pool = ThreadPoolExecutor(max_workers=config.lane_concurrency * 2, thread_name_prefix="fetch")
         self.probes: ProbeCache | None = ProbeCache(self._polite_fetch) if config.probe else None
-        self.model: Soft404Model | None = soft404_model(config.soft404_model) if config.classify else None
+        if config.classify:
+            self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
     def _polite_fetch(self, url: str) -> FetchResult:
         with self.throttle.slot(site_key(url), self._crawl_delay(url)):
@@ -156,33 +153,45 @@ class CrawlSession:
             self.throttle.penalize(site_key(job.url), outcome.retry_in)
             return outcome
         outcome.noindex, outcome.nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
-        root = None
+        reading = probe = None
+        probe_fetched = False
         if result.body and result.is_html:
             outcome.compressed_body = zlib.compress(result.body, BODY_COMPRESSION_LEVEL)
             if result.status is not None and 200 <= result.status < 300:
-                _, outcome.encoding = decode_body(result.body[:65536], result.charset)
-                root, error = parse_document(result.body, outcome.encoding or None)
-                follow = self._should_follow(job, result)
-                outcome.parsed = (
-                    extract_page(root, url=result.final_url, with_links=follow)
-                    if root is not None
-                    else ParsedPage(error=error)
+                probe, probe_fetched = self._probe_for(job.url)
+                reading = self.reader.read(
+                    PageRequest(
+                        body=result.body,
+                        url=result.final_url,
+                        charset=result.charset,
+                        with_links=self._should_follow(job, result),
+                        model=self.config.soft404_model if self.config.classify else None,
+                        with_text=probe is not None
+                        and probe_needs_page_text(url=job.url, result=result, probe=probe),
+                    )
                 )
-                outcome.noindex |= outcome.parsed.noindex
-                outcome.nofollow |= outcome.parsed.nofollow
+                outcome.encoding, outcome.parsed = reading.encoding, reading.page
+                outcome.noindex |= reading.page.noindex
+                outcome.nofollow |= reading.page.nofollow
         outcome.judgement = judge(
             url=job.url,
             result=result,
-            root=root,
-            probes=self.probes,
-            model=self.model,
-            probe_allowed=lambda url: self._robots_allow(parent_directory(url)),
+            reading=reading,
+            probe=probe,
+            probe_fetched=probe_fetched,
             resemblance_threshold=self.config.probe_resemblance,
             soft404_threshold=self.config.soft404_threshold,
         )
         if outcome.judgement.verdict.verdict == PageVerdict.SOFT404 and outcome.parsed is not None:
             outcome.parsed.links = []  # a page that does not exist leads nowhere: no work is spent on its links
         return outcome
+
+    def _probe_for(self, url: str) -> tuple[ProbeAnswer | None, bool]:
+        """The probe of the page's directory (fetched on first need) and whether this call fetched it; none for a
+        site root (never a soft-404 by the probe, Table 1) or a directory robots.txt keeps the crawl out of."""
+        if self.probes is None or is_site_root(url) or not self._robots_allow(parent_directory(url)):
+            return None, False
+        return self.probes.get(url)
 
     def _should_follow(self, job: FetchJob, result: FetchResult) -> bool:
         return job.is_internal and self.scope.same_site(result.final_url)
@@ -196,12 +205,12 @@ class SessionCache:
         self._sessions: OrderedDict[tuple[int, str], CrawlSession] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, crawl_id: int, config: CrawlConfig) -> CrawlSession:
+    def get(self, crawl_id: int, config: CrawlConfig, reader: PageReader) -> CrawlSession:
         key = (crawl_id, repr(config))
         with self._lock:
             session = self._sessions.get(key)
             if session is None:
-                session = self._sessions[key] = CrawlSession(config)
+                session = self._sessions[key] = CrawlSession(config, reader)
                 while len(self._sessions) > self.size:
                     _, old = self._sessions.popitem(last=False)
                     old.close()

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from checks.soft404.features import extract_from_tree
-from checks.soft404.probe import is_site_root
-from checks.soft404.probing import ProbeAnswer, ProbeCache, judge_by_probe, visible_text
-from checks.soft404.verdict import VerdictResult, fetch_verdict, page_says_not_found, page_verdict
+from checks.soft404.probing import ProbeAnswer, judge_by_probe, text_of
+from checks.soft404.verdict import VerdictResult, fetch_verdict, page_verdict
+from sites.crawler.reading import PageReading
 from sites.http import FetchResult
-
-if TYPE_CHECKING:
-    from checks.soft404.model import Soft404Model
 
 
 @dataclass(frozen=True)
@@ -37,46 +31,39 @@ def judge(
     *,
     url: str,
     result: FetchResult,
-    root,
-    probes: ProbeCache | None,
-    model: Soft404Model | None,
-    probe_allowed: Callable[[str], bool],
+    reading: PageReading | None,
+    probe: ProbeAnswer | None = None,
+    probe_fetched: bool = False,
     resemblance_threshold: float,
     soft404_threshold: float,
 ) -> Judgement:
-    """The verdict of `url` fetched as `result` (and parsed as `root` when it is an HTML success).
+    """The verdict of `url` fetched as `result`, read as `reading` when it is an HTML success.
 
-    Call it after links were read from `root`: the classifier strips scripts and styles from the tree.
+    `probe` is its directory's probe, when the crawl probes and may fetch it; `reading` carries the page's
+    visible text when the probe needs it (probe_needs_page_text) and the classifier's probability when asked.
     """
     decided = fetch_verdict(status=result.status, error_kind=result.error_kind)
-    if decided is not None or root is None:
+    if decided is not None or reading is None or not reading.parsed:
         verdict = decided or page_verdict(url=url, status=result.status, error_kind=result.error_kind)
-        return Judgement(verdict)
-    probe = probe_judgement = None
-    fetched = False
-    # A site root is never a soft-404 by the probe (Table 1), so its probe would be a wasted request.
-    if probes is not None and not is_site_root(url) and probe_allowed(url):
-        probe, fetched = probes.get(url)
+        return Judgement(verdict, probe=probe if probe_fetched else None, probe_fetched=probe_fetched)
+    probe_judgement = None
+    if probe is not None:
         probe_judgement = judge_by_probe(
             url=url,
             result=result,
-            page_text=lambda: visible_text(root),
+            # The text comes with the reading when it is needed; reading it again here is the safe fallback.
+            page_text=lambda: reading.text if reading.text is not None else text_of(result),
             probe=probe,
             threshold=resemblance_threshold,
         )
-    probability = says_not_found = None
-    if model is not None:
-        features = extract_from_tree(root, page_bytes=len(result.body), url=result.final_url)
-        probability = model.probability(features.vector())
-        says_not_found = page_says_not_found(features)
     verdict = page_verdict(
         url=url,
         status=result.status,
         error_kind=result.error_kind,
         is_html=True,
         probe=probe_judgement,
-        probability=probability,
+        probability=reading.probability,
         threshold=soft404_threshold,
-        says_not_found=says_not_found,
+        says_not_found=reading.says_not_found,
     )
-    return Judgement(verdict, probability, probe, fetched)
+    return Judgement(verdict, reading.probability, probe, probe_fetched)

@@ -18,6 +18,7 @@ from checks.services import probes_load
 from checks.soft404.errors import ModelVersionError
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
+from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
@@ -140,7 +141,7 @@ def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepRes
     )
     config = CrawlConfig.from_dict(crawl.settings)
     try:
-        session = sessions.get(crawl.pk, config)
+        session = sessions.get(crawl.pk, config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
     except ModelVersionError as exc:
         crawl_fail(crawl_id=crawl.pk, error=f"The soft-404 model cannot be used: {exc}")
         return StepResult(more=False)
