@@ -106,8 +106,9 @@ def _webaudit_setup() -> None:
         from sites.crawler.reading import shared_reader
     except ImportError:  # a --tree from before page readers
         return
-    for started in shared_reader(settings.WEBAUDIT_PAGE_READERS).warm():
-        started.result()
+    reader = shared_reader(settings.WEBAUDIT_PAGE_READERS)
+    reader.warm()
+    reader.load_model("")  # returns once a reader has started and loaded the model
 
 
 @contextmanager

@@ -44,6 +44,6 @@ def _resume_stalled_crawls_on_start(sender=None, **kwargs) -> None:
 
 @worker_process_init.connect
 def _start_page_readers(sender=None, **kwargs) -> None:
-    # Start the processes that read pages, and load the classifier in them, before a crawl waits for them. Not
-    # waited for here: Celery gives a new worker process 4 seconds to report ready.
+    # Start the processes that read pages (each loads the classifier) before a crawl waits for them. Not waited
+    # for here: Celery gives a new worker process 4 seconds to report ready.
     shared_reader(settings.WEBAUDIT_PAGE_READERS).warm()

@@ -108,8 +108,12 @@ def probe_verdict(
     is_root: bool,
     threshold: float = DEFAULT_RESEMBLANCE_THRESHOLD,
     shingle_width: int = DEFAULT_SHINGLE_WIDTH,
+    score: float | None = None,
 ) -> ProbeVerdict:
-    """Judge a page from its fetch and the probe's, following isDeadPage in Table 1 line by line."""
+    """Judge a page from its fetch and the probe's, following isDeadPage in Table 1 line by line.
+
+    `score` is the resemblance of the two texts when it was computed elsewhere (where the page was read).
+    """
     if page.failed:
         return ProbeVerdict(Verdict.DEAD, f"page fetch failed: {page.error or page.status}")
     if probe.failed:
@@ -120,7 +124,8 @@ def probe_verdict(
         return ProbeVerdict(Verdict.ALIVE, "different number of redirects than the probe")
     if page.final_url == probe.final_url:
         return ProbeVerdict(Verdict.SOFT404, "same final URL and number of redirects as the probe")
-    score = resemblance(page.text, probe.text, shingle_width)
+    if score is None:
+        score = resemblance(page.text, probe.text, shingle_width)
     if score >= threshold:
         return ProbeVerdict(Verdict.SOFT404, "near-identical content to the probe", score)
     return ProbeVerdict(Verdict.ALIVE, "different content from the probe", score)

@@ -126,7 +126,7 @@ class ProbeCache:
             return answer, True
 
 
-def probe_needs_page_text(*, url: str, result: FetchResult, probe: ProbeAnswer) -> bool:
+def probe_compares_contents(*, url: str, result: FetchResult, probe: ProbeAnswer) -> bool:
     """Whether Table 1 must compare the page's contents with the probe's (both answered, at different URLs)."""
     return (
         not _summary(result).failed
@@ -137,19 +137,19 @@ def probe_needs_page_text(*, url: str, result: FetchResult, probe: ProbeAnswer) 
     )
 
 
-def _summary(result: FetchResult, text: str = "") -> FetchSummary:
-    return FetchSummary(result.final_url, len(result.redirects), result.status, text, result.error_kind or None)
+def _summary(result: FetchResult) -> FetchSummary:
+    return FetchSummary(result.final_url, len(result.redirects), result.status, "", result.error_kind or None)
 
 
 def judge_by_probe(
     *,
     url: str,
     result: FetchResult,
-    page_text: Callable[[], str],
+    page_resemblance: Callable[[], float],
     probe: ProbeAnswer,
     threshold: float = DEFAULT_RESEMBLANCE_THRESHOLD,
 ) -> ProbeVerdict:
-    """Table 1 for a fetched page; its visible text is computed only when the contents must be compared."""
-    needs_text = probe_needs_page_text(url=url, result=result, probe=probe)
-    page = _summary(result, page_text() if needs_text else "")
-    return probe_verdict(page, probe.summary(), is_root=is_site_root(url), threshold=threshold)
+    """Table 1 for a fetched page; the resemblance of its visible text to the probe's (see `resemblance`) is
+    asked for only when the contents must be compared."""
+    score = page_resemblance() if probe_compares_contents(url=url, result=result, probe=probe) else None
+    return probe_verdict(_summary(result), probe.summary(), is_root=is_site_root(url), threshold=threshold, score=score)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from checks.soft404.probe import is_site_root, parent_directory
-from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_needs_page_text
+from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
 from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.judging import Judgement, judge
@@ -166,8 +166,9 @@ class CrawlSession:
                         charset=result.charset,
                         with_links=self._should_follow(job, result),
                         model=self.config.soft404_model if self.config.classify else None,
-                        with_text=probe is not None
-                        and probe_needs_page_text(url=job.url, result=result, probe=probe),
+                        probe_text=probe.text
+                        if probe is not None and probe_compares_contents(url=job.url, result=result, probe=probe)
+                        else None,
                     )
                 )
                 outcome.encoding, outcome.parsed = reading.encoding, reading.page

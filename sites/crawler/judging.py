@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from checks.soft404.probe import resemblance
 from checks.soft404.probing import ProbeAnswer, judge_by_probe, text_of
 from checks.soft404.verdict import VerdictResult, fetch_verdict, page_verdict
 from sites.crawler.reading import PageReading
@@ -39,8 +40,9 @@ def judge(
 ) -> Judgement:
     """The verdict of `url` fetched as `result`, read as `reading` when it is an HTML success.
 
-    `probe` is its directory's probe, when the crawl probes and may fetch it; `reading` carries the page's
-    visible text when the probe needs it (probe_needs_page_text) and the classifier's probability when asked.
+    `probe` is its directory's probe, when the crawl probes and may fetch it; `reading` carries the resemblance
+    of the page to the probe when Table 1 compares them (probe_compares_contents), and the classifier's
+    probability when the crawl classifies.
     """
     decided = fetch_verdict(status=result.status, error_kind=result.error_kind)
     if decided is not None or reading is None or not reading.parsed:
@@ -51,8 +53,10 @@ def judge(
         probe_judgement = judge_by_probe(
             url=url,
             result=result,
-            # The text comes with the reading when it is needed; reading it again here is the safe fallback.
-            page_text=lambda: reading.text if reading.text is not None else text_of(result),
+            # Computed where the page was read when it is needed; computing it here is the safe fallback.
+            page_resemblance=lambda: reading.probe_resemblance
+            if reading.probe_resemblance is not None
+            else resemblance(text_of(result), probe.text),
             probe=probe,
             threshold=resemblance_threshold,
         )
