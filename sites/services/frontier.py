@@ -8,6 +8,7 @@ A result is written only while its claim still holds, so a slow worker cannot wr
 from __future__ import annotations
 
 import hashlib
+import sqlite3
 import uuid
 from dataclasses import asdict, dataclass
 from datetime import timedelta
@@ -334,9 +335,11 @@ def _insert_links(rows: list[tuple]) -> None:
                 for row in rows:
                     copy.write_row(row)
             return
+        # The statement is written with SQLite's own "?" and run on the sqlite3 cursor underneath Django's:
+        # Django rewrites every "%s" of every statement with a regular expression, 4,000 of them a statement,
+        # which cost the recording thread a quarter of its time on the python docs.
+        insert, row_marks = f"INSERT INTO {table} ({columns}) VALUES ", "(?, ?, ?, ?, ?, ?, ?, ?)"
         for start in range(0, len(rows), LINK_ROWS_PER_INSERT):
             chunk = rows[start : start + LINK_ROWS_PER_INSERT]
-            values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s, %s)"] * len(chunk))
-            cursor.execute(
-                f"INSERT INTO {table} ({columns}) VALUES {values}", [v for row in chunk for v in row]
-            )
+            sql = insert + ", ".join([row_marks] * len(chunk))
+            sqlite3.Cursor.execute(cursor.cursor, sql, [value for row in chunk for value in row])
