@@ -98,11 +98,31 @@ def extract_page(root, *, url: str, with_links: bool = True) -> ParsedPage:
     """Title, meta robots, canonical and (unless `with_links` is off) the links of a parsed page."""
     page = ParsedPage()
     base = url
+    links = page.links
+    # A page repeats many of its references (40% on the python docs: navigation, index entries): each distinct
+    # one is resolved once per page.
+    targets: dict[str, str | None] = {}
     tags = ("base", "title", "meta", "link", "a", "img") if with_links else ("title", "meta", "link")
     for element in root.iter(*tags):
         tag = element.tag
-        if tag == "base" and base == url and element.get("href"):
+        if tag == "a" or tag == "img":
+            reference = element.get("href" if tag == "a" else "src")
+            if not reference:
+                continue
+            target = targets.get(reference, "")
+            if target == "":
+                target = targets[reference] = normalize_url(reference, base)
+            if target is None:
+                continue
+            if tag == "a":
+                rel = element.get("rel")
+                nofollow = rel is not None and "nofollow" in rel.lower().split()
+                links.append(ExtractedLink(target, _squash(element_text(element)), "a", nofollow))
+            else:
+                links.append(ExtractedLink(target, _squash(element.get("alt") or ""), "img"))
+        elif tag == "base" and base == url and element.get("href"):
             base = normalize_url(element.get("href", ""), url) or url
+            targets.clear()
         elif tag == "title" and not page.title:
             page.title = _squash(element_text(element))
         elif tag == "meta" and (element.get("name") or "").lower() == "robots":
@@ -111,15 +131,4 @@ def extract_page(root, *, url: str, with_links: bool = True) -> ParsedPage:
             page.nofollow |= nofollow
         elif tag == "link" and "canonical" in (element.get("rel") or "").lower().split():
             page.canonical = normalize_url(element.get("href") or "", base) or page.canonical
-        elif tag == "a":
-            target = normalize_url(element.get("href") or "", base) if element.get("href") else None
-            if target:
-                rel = (element.get("rel") or "").lower().split()
-                page.links.append(
-                    ExtractedLink(target, _squash(element_text(element)), "a", "nofollow" in rel)
-                )
-        elif tag == "img":
-            target = normalize_url(element.get("src") or "", base) if element.get("src") else None
-            if target:
-                page.links.append(ExtractedLink(target, _squash(element.get("alt") or ""), "img"))
     return page
