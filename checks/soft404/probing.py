@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from checks.soft404.features import visible_text_nodes
 from checks.soft404.probe import (
     DEFAULT_RESEMBLANCE_THRESHOLD,
     FetchSummary,
@@ -21,7 +22,6 @@ from checks.soft404.probe import (
     probe_url,
     probe_verdict,
 )
-from checks.soft404.features import visible_text_nodes
 from sites.crawler.parse import parse_document
 from sites.http import FetchResult, decode_body
 
@@ -152,4 +152,6 @@ def judge_by_probe(
     """Table 1 for a fetched page; the resemblance of its visible text to the probe's (see `resemblance`) is
     asked for only when the contents must be compared."""
     score = page_resemblance() if probe_compares_contents(url=url, result=result, probe=probe) else None
-    return probe_verdict(_summary(result), probe.summary(), is_root=is_site_root(url), threshold=threshold, score=score)
+    return probe_verdict(
+        _summary(result), probe.summary(), is_root=is_site_root(url), threshold=threshold, score=score
+    )

@@ -8,6 +8,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+
 from checks.soft404.probe import is_site_root, parent_directory
 from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
 from checks.soft404.verdict import PageVerdict
@@ -167,7 +168,8 @@ class CrawlSession:
                         with_links=self._should_follow(job, result),
                         model=self.config.soft404_model if self.config.classify else None,
                         probe_text=probe.text
-                        if probe is not None and probe_compares_contents(url=job.url, result=result, probe=probe)
+                        if probe is not None
+                        and probe_compares_contents(url=job.url, result=result, probe=probe)
                         else None,
                     )
                 )

@@ -149,7 +149,9 @@ class _ReaderProcess:
 
     def __init__(self) -> None:
         environment = dict(os.environ)
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")]))
+        environment["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(PROJECT_ROOT), os.environ.get("PYTHONPATH")])
+        )
         self.process = subprocess.Popen(
             [sys.executable, "-c", "from sites.crawler.reading import serve; serve()"],
             stdin=subprocess.PIPE,

@@ -136,7 +136,7 @@ def _page_fields(outcome: PageOutcome, now) -> dict:
         }
     result = outcome.result
     parsed = outcome.parsed or ParsedPage()
-    fetch_error = result.error or (f"Malformed HTML: {parsed.error}" if parsed.error and result.body else "")
+    fetch_error = result.error or (f"Page not read: {parsed.error}" if parsed.error and result.body else "")
     return {
         "status_code": result.status,
         "final_url": result.final_url,

@@ -100,7 +100,9 @@ def test_an_unusable_model_is_reported_from_the_reader(reader, tmp_path):
 
 
 def test_anchor_text_is_the_text_content_lxml_gives():
-    body = b"<p><a href=x>He<b>l<i>l</i>o</b> w<span>or</span>ld</a> tail <a href=y></a><a href=z>plain</a></p>"
+    body = (
+        b"<p><a href=x>He<b>l<i>l</i>o</b> w<span>or</span>ld</a> tail <a href=y></a><a href=z>plain</a></p>"
+    )
     root, _ = parse_document(body)
     expected = [a.text_content() for a in lxml.html.document_fromstring(body).iter("a")]
     assert [element_text(a) for a in root.iter("a")] == expected == ["Hello world", "", "plain"]
@@ -132,8 +134,36 @@ def test_a_crawl_reads_the_same_with_or_without_reader_processes(httpserver, cra
 
 
 @pytest.mark.django_db
-def test_a_crawl_with_an_unusable_model_fails_with_a_readable_error(httpserver, crawl_site, settings, tmp_path):
+def test_a_crawl_with_an_unusable_model_fails_with_a_readable_error(
+    httpserver, crawl_site, settings, tmp_path
+):
     settings.WEBAUDIT_SOFT404_MODEL = str(tmp_path / "no-such-model.joblib")
     crawl = crawl_site(serve_site(httpserver, {"/": html("Home")}))
     assert crawl.status == Crawl.Status.FAILED
     assert "soft-404 model cannot be used" in crawl.error
+
+
+@pytest.mark.django_db
+def test_a_page_no_reader_survives_is_recorded_and_the_crawl_goes_on(
+    httpserver, crawl_site, settings, monkeypatch
+):
+    settings.WEBAUDIT_PAGE_READERS = 1
+
+    def dies(self, name, argument, timeout):
+        if name == "read_page" and argument.url.endswith("/poison"):
+            raise ReaderDied("the reader process ended (exit status -11)")
+        return original(self, name, argument, timeout)
+
+    original = reading._ReaderProcess.call
+    monkeypatch.setattr(reading._ReaderProcess, "call", dies)
+    root = serve_site(
+        httpserver, {"/": html("Home", "/poison", "/fine"), "/poison": html("P", "/x"), "/fine": html("F")}
+    )
+    crawl = crawl_site(root)
+    assert crawl.status == Crawl.Status.FINISHED
+    poison = Page.objects.get(crawl=crawl, url=root + "poison")
+    assert poison.status_code == 200 and poison.fetch_error == (
+        "Page not read: the process reading this page died twice; not read"
+    )
+    assert not Link.objects.filter(source=poison).exists()  # its links were never read
+    assert Page.objects.get(crawl=crawl, url=root + "fine").title == "F"
