@@ -11,10 +11,12 @@ from django.db.models import Count, F, QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 
 from sites.forms import SiteForm
 from sites.models import Crawl, Link, Page, Site, Verdict
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
+from sites.services.retention import deletion_summary
 
 admin.site.site_header = "webaudit administration"
 admin.site.site_title = "webaudit admin"
@@ -47,8 +49,44 @@ def _start_crawls(modeladmin: admin.ModelAdmin, request: HttpRequest, sites: lis
         modeladmin.message_user(request, f"Could not start a crawl of {message}", messages.ERROR)
 
 
+class CountedDeletionMixin:
+    """Confirm a deletion with counts per table, not Django's list of every row it removes.
+
+    The default lists every page and link a crawl holds: 22 s and 165,000 lines for one python docs crawl.
+    """
+
+    def crawl_ids_of(self, objs) -> list[int]:
+        raise NotImplementedError
+
+    def get_deleted_objects(self, objs, request: HttpRequest):
+        counts = deletion_summary(crawl_ids=self.crawl_ids_of(objs))
+        listed = [f"{capfirst(self.model._meta.verbose_name)}: {obj}" for obj in objs]
+        listed.append(", ".join(f"{count:,} {name}" for name, count in counts.items() if count))
+        perms_needed = {
+            model._meta.verbose_name
+            for model in (self.model, Crawl, Page, Link)
+            if self.admin_site.is_registered(model)
+            and not self.admin_site.get_model_admin(model).has_delete_permission(request)
+        }
+        return listed, {name: count for name, count in counts.items() if count}, perms_needed, []
+
+    # Crawls still running are cancelled first, so their workers stop instead of writing to deleted rows.
+    def delete_model(self, request: HttpRequest, obj) -> None:
+        _cancel_active(self.crawl_ids_of([obj]))
+        super().delete_model(request, obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet) -> None:
+        _cancel_active(self.crawl_ids_of(queryset))
+        super().delete_queryset(request, queryset)
+
+
+def _cancel_active(crawl_ids: list[int]) -> None:
+    for crawl in Crawl.objects.filter(pk__in=crawl_ids, status__in=Crawl.ACTIVE):
+        crawl_cancel(crawl=crawl)
+
+
 @admin.register(Site)
-class SiteAdmin(admin.ModelAdmin):
+class SiteAdmin(CountedDeletionMixin, admin.ModelAdmin):
     form = SiteForm  # the dashboard's URL and pattern checks
     list_display = ("name", "url", "owner", "created_at", "crawl_count")
     list_filter = ("owner",)
@@ -66,6 +104,9 @@ class SiteAdmin(admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Site]:
         return super().get_queryset(request).annotate(crawl_total=Count("crawls"))
 
+    def crawl_ids_of(self, sites) -> list[int]:
+        return list(Crawl.objects.filter(site__in=list(sites)).values_list("pk", flat=True))
+
     @admin.display(description="Crawls", ordering="crawl_total")
     def crawl_count(self, site: Site) -> int:
         return site.crawl_total
@@ -76,7 +117,7 @@ class SiteAdmin(admin.ModelAdmin):
 
 
 @admin.register(Crawl)
-class CrawlAdmin(admin.ModelAdmin):
+class CrawlAdmin(CountedDeletionMixin, admin.ModelAdmin):
     list_display = (
         "id",
         "site",
@@ -115,6 +156,9 @@ class CrawlAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False  # a crawl needs its seeded frontier: start one with the Sites action
+
+    def crawl_ids_of(self, crawls) -> list[int]:
+        return [crawl.pk for crawl in crawls]
 
     @admin.display(description="Dashboard")
     def dashboard(self, crawl: Crawl) -> str:

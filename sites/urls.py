@@ -15,6 +15,7 @@ urlpatterns = [
     path("crawls/<int:crawl_id>/progress/", views.crawl_progress, name="crawl_progress"),
     path("crawls/<int:crawl_id>/progress.json", views.crawl_progress_json, name="crawl_progress_json"),
     path("crawls/<int:crawl_id>/cancel/", views.crawl_cancel_view, name="crawl_cancel"),
+    path("crawls/<int:crawl_id>/delete/", views.crawl_delete_view, name="crawl_delete"),
     path("crawls/<int:crawl_id>/report.json", views.crawl_report_json, name="crawl_report_json"),
     path("crawls/<int:crawl_id>/pages.csv", views.crawl_pages_csv, name="crawl_pages_csv"),
     path("crawls/<int:crawl_id>/links.csv", views.crawl_links_csv, name="crawl_links_csv"),

@@ -1,7 +1,7 @@
 """Dashboard views: thin interfaces over sites.services.
 
 Every lookup goes through what the user may see, so someone else's site or crawl answers 404, never 403.
-GET never changes anything; starting, cancelling and sharing are POST forms with CSRF.
+GET never changes anything; starting, cancelling, sharing and deleting are POST forms with CSRF.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from sites.services.reports import (
     iter_report_links,
     iter_report_pages,
 )
+from sites.services.retention import CrawlActiveError, crawl_delete, deletion_summary
 from sites.services.sites import SiteError, site_create, site_share
 
 SITES_PER_PAGE = 25
@@ -174,6 +175,7 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
         "soft404_pages": soft404_pages.get_page(request.GET.get("spage")),
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
+        "can_manage": _can_manage(request.user, crawl.site),
     }
     return render(request, "sites/crawl_detail.html", context)
 
@@ -207,6 +209,27 @@ def crawl_cancel_view(request: HttpRequest, crawl_id: int) -> HttpResponse:
     else:
         messages.info(request, f"The crawl had already ended ({crawl.get_status_display().lower()}).")
     return redirect("sites:crawl", crawl_id=crawl.pk)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def crawl_delete_view(request: HttpRequest, crawl_id: int) -> HttpResponse:
+    """GET asks for confirmation, with what would be deleted; POST deletes. Only the site's owner may."""
+    crawl = _visible_crawl(request, crawl_id)
+    if not _can_manage(request.user, crawl.site):
+        raise PermissionDenied("Only the site's owner can delete its crawls.")
+    if request.method == "POST":
+        try:
+            crawl_delete(crawl=crawl)
+        except CrawlActiveError:
+            messages.error(request, "The crawl is still running: cancel it before deleting it.")
+            return redirect("sites:crawl", crawl_id=crawl.pk)
+        messages.success(request, f"Deleted crawl #{crawl_id} and everything it found.")
+        return redirect("sites:detail", site_id=crawl.site_id)
+    summary = {name: count for name, count in deletion_summary(crawl_ids=[crawl.pk]).items() if count}
+    return render(
+        request, "sites/crawl_delete.html", {"crawl": crawl, "site": crawl.site, "summary": summary}
+    )
 
 
 def _attachment(response: HttpResponse, crawl: Crawl, suffix: str) -> HttpResponse:

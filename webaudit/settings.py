@@ -206,6 +206,9 @@ WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1)
 WEBAUDIT_CRAWL_RETRIES = env_int("WEBAUDIT_CRAWL_RETRIES", 4, minimum=0)
 WEBAUDIT_CRAWL_BACKOFF_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_SECONDS", 2.0, minimum=0.0)
 WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS", 300.0, minimum=0.0)
+# Ended crawls kept per site (with their pages, bodies and links); older ones are deleted when a crawl ends.
+# 0 keeps them all. A crawl of a 500-page documentation site takes about 30 MB.
+WEBAUDIT_CRAWLS_KEPT = env_int("WEBAUDIT_CRAWLS_KEPT", 0, minimum=0)
 # Processes that read fetched pages (parse, links, soft-404 classifier) for each crawling process, so that one
 # crawl uses more than one core; 0 reads them in the fetch threads (docs/crawling.md, "Reading pages").
 WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4), minimum=0)

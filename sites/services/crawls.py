@@ -22,6 +22,7 @@ from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
+from sites.services.retention import crawls_prune
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +128,8 @@ def crawl_cancel(*, crawl: Crawl) -> bool:
         status=Crawl.Status.CANCELLED, finished_at=timezone.now()
     )
     crawl.refresh_from_db()
+    if cancelled:
+        crawls_prune(site=crawl.site)
     return bool(cancelled)
 
 
@@ -257,16 +260,20 @@ def crawl_finish(*, crawl: Crawl) -> None:
     if start is not None and start.error_kind in FATAL_START_ERRORS:
         status = Crawl.Status.FAILED
         error = f"The start URL {start.url} could not be fetched: {start.fetch_error}"
-    Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(
+    ended = Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(
         status=status, error=error, finished_at=timezone.now()
     )
     crawl.refresh_from_db()
+    if ended:
+        crawls_prune(site=crawl.site)
 
 
 def crawl_fail(*, crawl_id: int, error: str) -> None:
-    Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE).update(
+    failed = Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE).update(
         status=Crawl.Status.FAILED, error=error[:5000], finished_at=timezone.now()
     )
+    if failed:
+        crawls_prune(site=Crawl.objects.get(pk=crawl_id).site)
 
 
 def crawls_resume_stalled() -> list[int]:

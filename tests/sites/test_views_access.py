@@ -23,7 +23,7 @@ CRAWL_GET_URLS = [
     "sites:crawl_pages_csv",
     "sites:crawl_links_csv",
 ]
-CRAWL_POST_URLS = ["sites:crawl_cancel"]
+CRAWL_POST_URLS = ["sites:crawl_cancel", "sites:crawl_delete"]
 
 
 # Access

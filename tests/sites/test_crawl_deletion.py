@@ -1,0 +1,204 @@
+"""Deleting crawls: from the dashboard (the owner only), from the admin (counted, not listed), and by retention."""
+
+from __future__ import annotations
+
+import zlib
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from checks.models import DirectoryProbe
+from sites.models import Crawl, Link, Page, PageBody, RobotsFile
+from sites.services.crawls import crawl_cancel, crawl_finish
+from sites.services.retention import CrawlActiveError, crawl_delete, crawls_prune, deletion_summary
+from tests.sites.factories import body, make_crawl, make_link, make_page, make_site, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def crawl_with_rows(site=None, links: int = 3, **fields) -> Crawl:
+    crawl = make_crawl(site, **fields)
+    home = make_page(crawl, title="Home")
+    PageBody.objects.create(page=home, data=zlib.compress(b"<title>Home</title>"))
+    targets = [make_page(crawl, depth=1) for _ in range(links)]
+    for target in targets:
+        make_link(home, target)
+    RobotsFile.objects.create(crawl=crawl, origin=crawl.site.url.rstrip("/"), text="")
+    DirectoryProbe.objects.create(
+        crawl=crawl, directory=crawl.site.url, directory_key="k", url=crawl.site.url + "xyz", status=404
+    )
+    return crawl
+
+
+def rows_of(crawl: Crawl) -> dict[str, int]:
+    return deletion_summary(crawl_ids=[crawl.pk])
+
+
+# The service
+
+
+def test_deleting_a_crawl_removes_everything_it_found_and_nothing_else():
+    doomed, kept = crawl_with_rows(), crawl_with_rows()
+    assert rows_of(doomed) == {
+        "crawls": 1,
+        "pages": 4,
+        "page bodies": 1,
+        "links": 3,
+        "robots.txt files": 1,
+        "directory probes": 1,
+    }
+
+    crawl_delete(crawl=doomed)
+
+    assert set(rows_of(doomed).values()) == {0}
+    assert rows_of(kept)["links"] == 3 and rows_of(kept)["pages"] == 4
+
+
+def test_a_running_crawl_is_not_deleted():
+    crawl = crawl_with_rows(status=Crawl.Status.RUNNING)
+
+    with pytest.raises(CrawlActiveError, match="cancel it"):
+        crawl_delete(crawl=crawl)
+    assert rows_of(crawl)["links"] == 3
+
+
+def test_retention_keeps_the_newest_ended_crawls_of_a_site_and_never_an_active_one():
+    site = make_site()
+    oldest, older, newer = (crawl_with_rows(site) for _ in range(3))
+    running = crawl_with_rows(site, status=Crawl.Status.RUNNING)
+    elsewhere = crawl_with_rows()
+
+    assert crawls_prune(site=site, keep=2) == [oldest.pk]
+    assert set(Crawl.objects.values_list("pk", flat=True)) == {older.pk, newer.pk, running.pk, elsewhere.pk}
+    assert not Link.objects.filter(crawl_id=oldest.pk).exists()
+    assert crawls_prune(site=site, keep=0) == []  # 0 keeps them all
+
+
+def test_a_crawl_that_ends_prunes_its_site_by_the_setting(settings):
+    settings.WEBAUDIT_CRAWLS_KEPT = 1
+    site = make_site()
+    old = crawl_with_rows(site)
+    finishing, cancelled = (
+        crawl_with_rows(site, status=Crawl.Status.RUNNING),
+        make_crawl(site, Crawl.Status.RUNNING),
+    )
+
+    crawl_finish(crawl=finishing)
+    assert not Crawl.objects.filter(pk=old.pk).exists()
+    assert Crawl.objects.filter(pk=finishing.pk).exists()
+
+    crawl_cancel(crawl=cancelled)
+    assert list(Crawl.objects.filter(site=site).values_list("pk", flat=True)) == [cancelled.pk]
+
+
+def test_without_the_setting_every_crawl_is_kept():
+    site = make_site()
+    crawls = [crawl_with_rows(site) for _ in range(3)]
+    crawl_finish(crawl=crawl_with_rows(site, status=Crawl.Status.RUNNING))
+    assert Crawl.objects.filter(site=site).count() == len(crawls) + 1
+
+
+# The dashboard
+
+
+@pytest.fixture
+def owner():
+    return make_user("olivia")
+
+
+def test_the_owner_confirms_then_deletes_a_crawl(client, owner):
+    crawl = crawl_with_rows(make_site(owner=owner), links=5)
+    client.force_login(owner)
+
+    confirm = client.get(reverse("sites:crawl_delete", args=[crawl.pk]))
+    assert (
+        confirm.status_code == 200 and "5 links" in body(confirm) and "csrfmiddlewaretoken" in body(confirm)
+    )
+    assert Crawl.objects.filter(pk=crawl.pk).exists()  # GET changes nothing
+
+    response = client.post(reverse("sites:crawl_delete", args=[crawl.pk]))
+    assert response.status_code == 302 and response["Location"] == reverse(
+        "sites:detail", args=[crawl.site_id]
+    )
+    assert not Crawl.objects.filter(pk=crawl.pk).exists() and not Page.objects.exists()
+
+
+def test_the_crawl_page_offers_delete_to_the_owner_of_an_ended_crawl_only(client, owner):
+    site = make_site(owner=owner)
+    ended, running = make_crawl(site), make_crawl(site, Crawl.Status.RUNNING)
+    auditor = make_user("sam")
+    site.shared_with.add(auditor)
+
+    client.force_login(owner)
+    assert reverse("sites:crawl_delete", args=[ended.pk]) in body(
+        client.get(reverse("sites:crawl", args=[ended.pk]))
+    )
+    assert "Delete crawl" not in body(client.get(reverse("sites:crawl", args=[running.pk])))
+    client.force_login(auditor)
+    assert "Delete crawl" not in body(client.get(reverse("sites:crawl", args=[ended.pk])))
+
+
+def test_a_user_the_site_is_shared_with_cannot_delete_its_crawls(client, owner):
+    site = make_site(owner=owner)
+    crawl = make_crawl(site)
+    auditor = make_user("sam")
+    site.shared_with.add(auditor)
+    client.force_login(auditor)
+
+    assert client.post(reverse("sites:crawl_delete", args=[crawl.pk])).status_code == 403
+    assert Crawl.objects.filter(pk=crawl.pk).exists()
+
+
+def test_deleting_a_running_crawl_from_the_dashboard_asks_to_cancel_it_first(client, owner):
+    crawl = make_crawl(make_site(owner=owner), Crawl.Status.RUNNING)
+    client.force_login(owner)
+
+    response = client.post(reverse("sites:crawl_delete", args=[crawl.pk]), follow=True)
+    assert "cancel it before deleting it" in body(response)
+    assert Crawl.objects.filter(pk=crawl.pk).exists()
+
+
+def test_deleting_without_the_csrf_token_is_refused(owner):
+    crawl = make_crawl(make_site(owner=owner))
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(owner)
+
+    assert client.post(reverse("sites:crawl_delete", args=[crawl.pk])).status_code == 403
+    assert Crawl.objects.filter(pk=crawl.pk).exists()
+
+
+# The admin
+
+
+@pytest.mark.parametrize("model", ["crawl", "site"])
+def test_the_admin_confirms_a_deletion_with_counts_in_a_few_queries(admin_client, model):
+    crawl = crawl_with_rows(links=200)
+    obj = crawl if model == "crawl" else crawl.site
+
+    with CaptureQueriesContext(connection) as queries:
+        confirm = admin_client.get(reverse(f"admin:sites_{model}_delete", args=[obj.pk]))
+    assert confirm.status_code == 200
+    assert "200 links" in body(confirm)
+    assert "/page-" not in body(confirm)  # no row listed one by one, as Django's default confirmation does
+    assert len(queries) < 30  # not one row per link, as Django's default listing loads
+
+    admin_client.post(reverse(f"admin:sites_{model}_delete", args=[obj.pk]), {"post": "yes"})
+    assert not Crawl.objects.filter(pk=crawl.pk).exists() and not Link.objects.exists()
+
+
+def test_deleting_a_running_crawl_in_the_admin_cancels_it_first(admin_client, monkeypatch):
+    crawl = crawl_with_rows(status=Crawl.Status.RUNNING)
+    cancelled = []
+
+    def cancel_and_note(*, crawl):
+        cancelled.append(crawl.pk)
+        return crawl_cancel(crawl=crawl)
+
+    monkeypatch.setattr("sites.admin.crawl_cancel", cancel_and_note)
+    admin_client.post(reverse("admin:sites_crawl_delete", args=[crawl.pk]), {"post": "yes"})
+
+    assert cancelled == [crawl.pk]
+    assert not Crawl.objects.filter(pk=crawl.pk).exists()
