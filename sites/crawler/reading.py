@@ -138,7 +138,10 @@ def serve() -> None:
             reply = ("ok", functions[name](argument))
         except Exception as exc:  # sent back and raised in the caller; the reader goes on
             reply = ("error", exc)
-        _write_message(replies, reply)
+        try:
+            _write_message(replies, reply)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:  # an exception that cannot travel
+            _write_message(replies, ("error", RuntimeError(f"{reply[1]!r} (not picklable: {exc})")))
 
 
 # The crawling side -------------------------------------------------------------------------------------------
@@ -158,6 +161,9 @@ class _ReaderProcess:
             stdout=subprocess.PIPE,
             env=environment,
         )
+        # poll, not select: select cannot watch a descriptor numbered over 1023, which a busy worker reaches.
+        self.answers = select.poll()
+        self.answers.register(self.process.stdout.fileno(), select.POLLIN)
 
     def call(self, name: str, argument: Any, timeout: float) -> Any:
         try:
@@ -175,7 +181,7 @@ class _ReaderProcess:
         fd, chunks, left = self.process.stdout.fileno(), [], size
         while left:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            if remaining <= 0 or not self.answers.poll(remaining * 1000):
                 self.kill()
                 raise ReaderTimedOut("the reader took too long and was stopped")
             chunk = os.read(fd, min(left, 1 << 20))
