@@ -10,7 +10,19 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-TESTBED = Path(os.environ.get("WEBAUDIT_TESTBED", REPO.parent / "shared" / "testbed"))
+
+
+def _testbed_folder() -> Path:
+    """$WEBAUDIT_TESTBED; else the shared folder beside this checkout (../shared/testbed); else the workplace's
+    /work/shared/testbed, for a checkout cloned elsewhere (CI clones into a folder of its own)."""
+    if os.environ.get("WEBAUDIT_TESTBED"):
+        return Path(os.environ["WEBAUDIT_TESTBED"])
+    beside = REPO.parent / "shared" / "testbed"
+    workplace = Path("/work/shared/testbed")
+    return workplace if not beside.exists() and workplace.exists() else beside
+
+
+TESTBED = _testbed_folder()
 REDIS_URL = os.environ.get("WEBAUDIT_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 

@@ -33,14 +33,18 @@ def crawls_prune(*, site: Site, keep: int | None = None) -> list[int]:
 
     Active crawls are never touched and do not count. Returns the ids deleted, oldest first.
     """
-    keep = settings.WEBAUDIT_CRAWLS_KEPT if keep is None else keep
-    if keep <= 0:
-        return []
-    ended = Crawl.objects.filter(site=site).exclude(status__in=Crawl.ACTIVE).order_by("-created_at", "-pk")
-    doomed = sorted(ended.values_list("pk", flat=True)[keep:])
+    doomed = crawls_beyond(site=site, keep=settings.WEBAUDIT_CRAWLS_KEPT if keep is None else keep)
     if doomed:
         Crawl.objects.filter(pk__in=doomed).exclude(status__in=Crawl.ACTIVE).delete()
     return doomed
+
+
+def crawls_beyond(*, site: Site, keep: int) -> list[int]:
+    """Ids of the site's ended crawls older than its `keep` newest, oldest first; none when `keep` is 0."""
+    if keep <= 0:
+        return []
+    ended = Crawl.objects.filter(site=site).exclude(status__in=Crawl.ACTIVE).order_by("-created_at", "-pk")
+    return sorted(ended.values_list("pk", flat=True)[keep:])
 
 
 def deletion_summary(*, crawl_ids: list[int]) -> dict[str, int]:

@@ -27,7 +27,7 @@ from checks.soft404.normal_pages import DocTree, doc_tree_pages
 from checks.soft404.notfound_pages import django_admin_404_pages, nginx_pages, werkzeug_pages
 from checks.soft404.parked_pages import LAYOUTS, layout_of, parked_pages
 from checks.soft404.phrases import default_matcher, normalize
-from tests.conftest import TESTBED
+from tests.conftest import TESTBED, unavailable
 
 
 def make_page(
@@ -139,7 +139,7 @@ def test_parked_pages_are_the_same_on_every_build():
 def test_parked_pages_are_not_the_test_beds():
     testbed = TESTBED / "parked.html"
     if not testbed.exists():
-        pytest.skip("no test bed")
+        unavailable(f"no test bed at {TESTBED}")
     text = testbed.read_bytes()
     assert all(p.html != text for p in parked_pages())
 

@@ -24,7 +24,7 @@ from checks.soft404.model import (
     paper_estimators,
     save_model,
 )
-from tests.conftest import TESTBED  # test data: evaluated, never trained on
+from tests.conftest import TESTBED, unavailable  # test data: evaluated, never trained on
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
 
@@ -234,7 +234,7 @@ def test_shipped_model_flags_a_parked_domain_page():
 def test_shipped_model_flags_the_test_beds_soft404_pages(name, url, at_least):
     page = TESTBED / name
     if not page.exists():
-        pytest.skip(f"no test bed at {TESTBED}")
+        unavailable(f"no test bed at {TESTBED}")
     assert default_model().page_probability(page.read_bytes(), url) >= at_least
 
 

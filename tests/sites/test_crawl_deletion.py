@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import zlib
 
 import pytest
+from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -202,3 +204,30 @@ def test_deleting_a_running_crawl_in_the_admin_cancels_it_first(admin_client, mo
 
     assert cancelled == [crawl.pk]
     assert not Crawl.objects.filter(pk=crawl.pk).exists()
+
+
+# The command
+
+
+def test_prune_crawls_keeps_the_newest_per_site_and_reports_json(capsys):
+    site, other = make_site(), make_site()
+    old, new = crawl_with_rows(site), crawl_with_rows(site)
+    only = crawl_with_rows(other)
+
+    call_command("prune_crawls", "--keep", "1", "--dry-run", "--json", "-")
+    planned = json.loads(capsys.readouterr().out)
+    assert planned["dry_run"] and planned["sites"] == [{"id": site.pk, "url": site.url, "crawls": [old.pk]}]
+    assert planned["deleted"]["links"] == 3 and Crawl.objects.filter(pk=old.pk).exists()
+
+    call_command("prune_crawls", "--keep", "1", "--site", site.url)
+    assert set(Crawl.objects.values_list("pk", flat=True)) == {new.pk, only.pk}
+    assert "Deleted 1 crawls" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [(["--keep", "0"], "at least 1"), (["--keep", "2", "--site", "https://nowhere.example/"], "No site")],
+)
+def test_prune_crawls_rejects_bad_arguments_with_a_clear_error(arguments, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("prune_crawls", *arguments)
