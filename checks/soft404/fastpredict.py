@@ -14,10 +14,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
-from sklearn.tree import DecisionTreeClassifier
+
+if TYPE_CHECKING:  # compiling needs scikit-learn; evaluating a compiled model does not (compiled.py)
+    from sklearn.tree import DecisionTreeClassifier
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,9 @@ def compile_model(
     `columns` are the indices, in the feature vectors the compiled model will be given, of the columns `model`
     was fitted on (all of them by default).
     """
+    from sklearn.ensemble import AdaBoostClassifier, BaggingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
     detectors = getattr(model, "detectors_", None)
     if detectors is not None:
         parts = (

@@ -25,12 +25,13 @@ from sklearn.metrics import precision_recall_fscore_support
 from sklearn.model_selection import StratifiedKFold
 from sklearn.tree import DecisionTreeClassifier
 
+from checks.soft404.compiled import SHIPPED_MODEL, metadata_path, sha256_of, write_compiled
 from checks.soft404.errors import ModelVersionError
 from checks.soft404.fastpredict import CompiledModel, compile_model
 from checks.soft404.features import FEATURE_NAMES, extract, extract_from_tree
 
 DATA_DIR = Path(__file__).parent / "data"
-MODEL_FILE = DATA_DIR / "model.joblib"
+MODEL_FILE = SHIPPED_MODEL
 WEKA_ITERATIONS = 10  # WEKA's Bagging -I and AdaBoostM1 -I defaults
 C45 = "C4.5"
 BAGGING = "C4.5 - Bagging"
@@ -190,25 +191,20 @@ def format_table(sections: list[tuple[str, list[CVResult]]]) -> str:
     return "\n".join(lines)
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def metadata_path(model_path: Path) -> Path:
-    return model_path.with_suffix(".json")
-
-
 def save_model(estimator: object, path: Path, *, name: str, training: dict[str, object]) -> dict[str, object]:
-    """Write the fitted estimator with joblib and its metadata beside it as JSON; return the metadata."""
+    """Write the fitted estimator with joblib, its compiled form (compiled.py) and its metadata beside it as
+    JSON; return the metadata."""
     path.parent.mkdir(parents=True, exist_ok=True)
     joblib.dump(estimator, path, compress=3)
+    compiled_sha256 = write_compiled(compile_model(estimator), path)
     metadata = {
         "model": name,
         "sklearn_version": sklearn.__version__,
         "python_version": platform.python_version(),
         "feature_names": list(FEATURE_NAMES),
         "trained_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "model_sha256": _sha256(path),
+        "model_sha256": sha256_of(path),
+        "compiled_sha256": compiled_sha256,
         **training,
     }
     metadata_path(path).write_text(json.dumps(metadata, indent=2, sort_keys=True) + "\n", encoding="utf-8")
@@ -256,7 +252,7 @@ def load_model(path: Path = MODEL_FILE) -> Soft404Model:
         )
     if metadata.get("feature_names") != list(FEATURE_NAMES):
         raise ModelVersionError(f"{path} was trained on other features than checks.soft404.features computes")
-    if metadata.get("model_sha256") != _sha256(path):
+    if metadata.get("model_sha256") != sha256_of(path):
         raise ModelVersionError(f"{path} does not match the checksum in {meta_file}")
     estimator = joblib.load(path)
     return Soft404Model(estimator, metadata, compile_model(estimator))

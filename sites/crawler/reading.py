@@ -77,7 +77,7 @@ def read_page(request: PageRequest) -> PageReading:
     from checks.soft404.features import extract_from_tree
     from checks.soft404.probe import resemblance
     from checks.soft404.probing import visible_text
-    from checks.soft404.shipped import soft404_model
+    from checks.soft404.shipped import soft404_compiled
     from checks.soft404.verdict import page_says_not_found
 
     _, encoding = decode_body(request.body[:DETECTION_SAMPLE], request.charset)
@@ -90,15 +90,15 @@ def read_page(request: PageRequest) -> PageReading:
         reading.probe_resemblance = resemblance(visible_text(root), request.probe_text)
     if request.model is not None:
         features = extract_from_tree(root, page_bytes=len(request.body), url=request.url)
-        reading.probability = soft404_model(request.model).probability(features.vector())
+        reading.probability = soft404_compiled(request.model).probability(features.vector())
         reading.says_not_found = page_says_not_found(features)
     return reading
 
 
 def load_model(path: str) -> None:
-    from checks.soft404.shipped import soft404_model
+    from checks.soft404.shipped import soft404_compiled
 
-    soft404_model(path)
+    soft404_compiled(path)
 
 
 class ReaderDied(Exception):

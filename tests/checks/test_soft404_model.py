@@ -2,12 +2,15 @@
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import sklearn
 
+from checks.soft404.compiled import compiled_path, load_compiled
 from checks.soft404.fastpredict import compile_model
 from checks.soft404.features import FEATURE_NAMES, parse
 from checks.soft404.model import (
@@ -24,7 +27,7 @@ from checks.soft404.model import (
     paper_estimators,
     save_model,
 )
-from tests.conftest import TESTBED, unavailable  # test data: evaluated, never trained on
+from tests.conftest import REPO, TESTBED, unavailable  # test data: evaluated, never trained on
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
 
@@ -92,6 +95,48 @@ def test_a_model_without_its_metadata_is_refused(saved_model):
     metadata_path(saved_model).unlink()
     with pytest.raises(ModelVersionError, match="missing"):
         load_model(saved_model)
+
+
+def test_a_saved_model_is_also_saved_compiled_and_loads_without_its_estimator(saved_model):
+    compiled = load_compiled(saved_model)
+    X, _ = toy_data()
+    model = load_model(saved_model)
+    assert compiled == model.compiled
+    assert [compiled.probability(row) for row in X[:50]] == [model.probability(row) for row in X[:50]]
+
+
+def test_a_compiled_model_whose_file_changed_after_saving_is_refused(saved_model):
+    path = compiled_path(saved_model)
+    path.write_text(path.read_text().replace('"kind":"tree"', '"kind":"bagging"'))
+    with pytest.raises(ModelVersionError, match="checksum"):
+        load_compiled(saved_model)
+
+
+def test_a_model_saved_before_compiled_files_is_compiled_when_loaded(saved_model):
+    compiled_path(saved_model).unlink()
+    metadata = json.loads(metadata_path(saved_model).read_text())
+    del metadata["compiled_sha256"]
+    metadata_path(saved_model).write_text(json.dumps(metadata))
+    assert load_compiled(saved_model) == load_model(saved_model).compiled
+
+
+def test_the_shipped_model_is_shipped_compiled_too():
+    assert load_compiled(MODEL_FILE) == load_model(MODEL_FILE).compiled
+
+
+def test_reading_pages_never_imports_scikit_learn():
+    # A page reader classifies with the compiled model: scikit-learn would cost each reader 90 MB.
+    script = (
+        "import sys\n"
+        "from sites.crawler.reading import PageRequest, read_page\n"
+        "reading = read_page(PageRequest(body=b'<title>Not found</title><h1>404</h1>', url='http://e.com/x'))\n"
+        "assert reading.probability > 0.5, reading\n"
+        "print('sklearn' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.strip() == "False"
 
 
 @pytest.mark.parametrize("classes", [2, 3])
