@@ -226,7 +226,11 @@ def crawl_delete_view(request: HttpRequest, crawl_id: int) -> HttpResponse:
             return redirect("sites:crawl", crawl_id=crawl.pk)
         messages.success(request, f"Deleted crawl #{crawl_id} and everything it found.")
         return redirect("sites:detail", site_id=crawl.site_id)
-    summary = {name: count for name, count in deletion_summary(crawl_ids=[crawl.pk]).items() if count}
+    summary = {
+        name: count
+        for name, count in deletion_summary(crawl_ids=[crawl.pk]).items()
+        if count and name != "crawls"  # the one being deleted
+    }
     return render(
         request, "sites/crawl_delete.html", {"crawl": crawl, "site": crawl.site, "summary": summary}
     )
