@@ -142,6 +142,8 @@ def serve() -> None:
             _write_message(replies, reply)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:  # an exception that cannot travel
             _write_message(replies, ("error", RuntimeError(f"{reply[1]!r} (not picklable: {exc})")))
+        except BrokenPipeError:  # the parent is gone, or killed this reader's pipe: nobody waits for it
+            return
 
 
 # The crawling side -------------------------------------------------------------------------------------------
