@@ -101,6 +101,10 @@ def load_model(path: str) -> None:
     soft404_compiled(path)
 
 
+# What a reader can be asked to do, by name (a name crosses the pipe; a function would be pickled by reference).
+READER_FUNCTIONS = {"read_page": read_page, "load_model": load_model}
+
+
 class ReaderDied(Exception):
     """The reader process ended before it answered."""
 
@@ -125,7 +129,6 @@ def serve() -> None:
     os.dup2(2, 1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which then closes our stdin
     requests = sys.stdin.buffer
-    functions = {"read_page": read_page, "load_model": load_model}
     try:
         load_model("")  # the shipped model, before the first page rather than while a crawl waits for it
     except Exception:  # noqa: S110 - the crawl loads its model through load_model and gets the error there
@@ -135,7 +138,7 @@ def serve() -> None:
             return
         name, argument = pickle.loads(requests.read(_LENGTH.unpack(header)[0]))
         try:
-            reply = ("ok", functions[name](argument))
+            reply = ("ok", READER_FUNCTIONS[name](argument))
         except Exception as exc:  # sent back and raised in the caller; the reader goes on
             reply = ("error", exc)
         try:
@@ -255,7 +258,7 @@ class PageReader:
 
     def _call(self, name: str, argument: Any) -> Any:
         if self.processes == 0:
-            return {"read_page": read_page, "load_model": load_model}[name](argument)
+            return READER_FUNCTIONS[name](argument)
         reader = self._checkout()
         try:
             value = reader.call(name, argument, self.timeout)

@@ -34,9 +34,14 @@ def crawls_prune(*, site: Site, keep: int | None = None) -> list[int]:
     Active crawls are never touched and do not count. Returns the ids deleted, oldest first.
     """
     doomed = crawls_beyond(site=site, keep=settings.WEBAUDIT_CRAWLS_KEPT if keep is None else keep)
-    if doomed:
-        Crawl.objects.filter(pk__in=doomed).exclude(status__in=Crawl.ACTIVE).delete()
+    crawls_delete(crawl_ids=doomed)
     return doomed
+
+
+def crawls_delete(*, crawl_ids: list[int]) -> None:
+    """Delete these crawls with everything they found, passing over any that is (again) queued or running."""
+    if crawl_ids:
+        Crawl.objects.filter(pk__in=crawl_ids).exclude(status__in=Crawl.ACTIVE).delete()
 
 
 def crawls_beyond(*, site: Site, keep: int) -> list[int]:

@@ -226,8 +226,32 @@ def test_prune_crawls_keeps_the_newest_per_site_and_reports_json(capsys):
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
-    [(["--keep", "0"], "at least 1"), (["--keep", "2", "--site", "https://nowhere.example/"], "No site")],
+    [
+        (["--keep", "0"], "at least 1"),
+        (["--keep", "many"], "invalid int value"),
+        (["--keep", "2", "--site", "https://nowhere.example/"], "No site"),
+        (["--keep", "2", "--site", "999999"], "No site"),
+    ],
 )
 def test_prune_crawls_rejects_bad_arguments_with_a_clear_error(arguments, message):
     with pytest.raises(CommandError, match=message):
         call_command("prune_crawls", *arguments)
+
+
+def test_prune_crawls_deletes_nothing_when_its_report_cannot_be_written(tmp_path):
+    site = make_site()
+    old, _ = crawl_with_rows(site), crawl_with_rows(site)
+
+    with pytest.raises(CommandError, match="nothing was deleted"):
+        call_command("prune_crawls", "--keep", "1", "--json", str(tmp_path / "missing-dir" / "out.json"))
+    assert Crawl.objects.filter(pk=old.pk).exists()
+
+
+def test_prune_crawls_writes_its_report_to_a_file(tmp_path):
+    site = make_site()
+    old, _ = crawl_with_rows(site), crawl_with_rows(site)
+    report = tmp_path / "pruned.json"
+
+    call_command("prune_crawls", "--keep", "1", "--json", str(report))
+    assert json.loads(report.read_text())["sites"][0]["crawls"] == [old.pk]
+    assert not Crawl.objects.filter(pk=old.pk).exists()

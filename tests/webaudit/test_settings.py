@@ -71,6 +71,10 @@ def test_the_embedded_default_is_not_passed_off_as_production(tmp_path):
     assert done.returncode != 0 and "SECURE_SSL_REDIRECT" in done.stderr + done.stdout
 
 
-def test_a_malformed_setting_stops_the_app_with_its_name(tmp_path):
-    done = run_manage("check", WEBAUDIT_VAR_DIR=str(tmp_path), WEBAUDIT_CRAWL_MAX_PAGES="lots")
-    assert done.returncode != 0 and "WEBAUDIT_CRAWL_MAX_PAGES" in done.stderr
+@pytest.mark.parametrize(
+    ("name", "raw"),
+    [("WEBAUDIT_CRAWL_MAX_PAGES", "lots"), ("WEBAUDIT_PAGE_READERS", "-1"), ("WEBAUDIT_CRAWLS_KEPT", "ten")],
+)
+def test_a_malformed_setting_stops_the_app_with_its_name(tmp_path, name, raw):
+    done = run_manage("check", WEBAUDIT_VAR_DIR=str(tmp_path), **{name: raw})
+    assert done.returncode != 0 and name in done.stderr

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+from contextlib import AbstractContextManager
+from typing import TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 
 from sites.models import Site
-from sites.services.retention import crawls_beyond, crawls_prune, deletion_summary
+from sites.services.retention import crawls_beyond, crawls_delete, deletion_summary
 
 
 class Command(BaseCommand):
@@ -29,6 +32,8 @@ class Command(BaseCommand):
         if options["keep"] < 1:
             raise CommandError("--keep must be at least 1 (the admin deletes every crawl of a site)")
         sites = self._sites(options["site"])
+        # The report's file is opened before anything is deleted: a deletion nobody can read about is lost.
+        output = self._open(options["json"])
         result = {"keep": options["keep"], "dry_run": options["dry_run"], "sites": []}
         doomed_everywhere: list[int] = []
         for site in sites:
@@ -38,9 +43,13 @@ class Command(BaseCommand):
                 doomed_everywhere += doomed
         result["deleted"] = deletion_summary(crawl_ids=doomed_everywhere)
         if not options["dry_run"]:
-            for site in sites:
-                crawls_prune(site=site, keep=options["keep"])
-        self._write(result, options["json"])
+            crawls_delete(crawl_ids=doomed_everywhere)
+        if output is not None:
+            with output as stream:
+                stream.write(json.dumps(result, indent=1) + "\n")
+        verb = "Would delete" if result["dry_run"] else "Deleted"
+        counts = ", ".join(f"{count:,} {name}" for name, count in result["deleted"].items() if count)
+        self.stderr.write(f"{verb} {counts or 'nothing'} (keeping {result['keep']} ended crawls per site).")
 
     def _sites(self, wanted: list[str]) -> list[Site]:
         if not wanted:
@@ -53,17 +62,14 @@ class Command(BaseCommand):
             sites.append(match)
         return sites
 
-    def _write(self, result: dict, destination: str | None) -> None:
-        text = json.dumps(result, indent=1)
+    def _open(self, destination: str | None) -> AbstractContextManager[TextIO] | None:
+        if destination is None:
+            return None
         if destination == "-":
-            sys.stdout.write(text + "\n")
-            return
-        if destination:
-            try:
-                with open(destination, "w", encoding="utf-8") as handle:
-                    handle.write(text + "\n")
-            except OSError as exc:
-                raise CommandError(f"Cannot write to {destination}: {exc.strerror}") from None
-        verb = "Would delete" if result["dry_run"] else "Deleted"
-        counts = ", ".join(f"{count:,} {name}" for name, count in result["deleted"].items() if count)
-        self.stderr.write(f"{verb} {counts or 'nothing'} (keeping {result['keep']} ended crawls per site).")
+            return contextlib.nullcontext(sys.stdout)  # written to, never closed
+        try:
+            return open(destination, "w", encoding="utf-8")  # noqa: SIM115 - closed after the deletion
+        except OSError as exc:
+            raise CommandError(
+                f"Cannot write to {destination}: {exc.strerror}; nothing was deleted"
+            ) from None
