@@ -60,8 +60,9 @@ class CountedDeletionMixin:
 
     def get_deleted_objects(self, objs, request: HttpRequest):
         counts = deletion_summary(crawl_ids=self.crawl_ids_of(objs))
-        listed = [f"{capfirst(self.model._meta.verbose_name)}: {obj}" for obj in objs]
-        listed.append(", ".join(f"{count:,} {name}" for name, count in counts.items() if count))
+        listed = [
+            f"{capfirst(self.model._meta.verbose_name)}: {obj}" for obj in objs
+        ]  # the counts go to Summary
         perms_needed = {
             model._meta.verbose_name
             for model in (self.model, Crawl, Page, Link)
