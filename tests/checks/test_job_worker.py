@@ -15,8 +15,11 @@ from checks.models import AnalysisJob
 from checks.tasks import analysis_step
 from tests.checks.celery_with_test_kind import app as celery_app
 from tests.sites.factories import make_crawl, make_page
-from tests.sites.test_worker_resume import REPO, wait_for
-from tests.sites.test_worker_resume import worker_env  # noqa: F401 - a fixture, used by name
+from tests.sites.test_worker_resume import (
+    REPO,
+    wait_for,
+    worker_env,  # noqa: F401 - a fixture, used by name
+)
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.redis, pytest.mark.worker]
 
@@ -42,9 +45,7 @@ def test_a_job_survives_its_worker_being_killed_and_counts_every_page_once(worke
     from checks.jobs.kinds import kind_register
 
     kind_register("tests.checks.jobkinds:KIND", name="pagecount")
-    job = job_start(
-        kind="pagecount", crawl=crawl, parameters={"chunk": 1, "pause": 0.15}, enqueue=False
-    )
+    job = job_start(kind="pagecount", crawl=crawl, parameters={"chunk": 1, "pause": 0.15}, enqueue=False)
     with celery_app.connection_for_write(worker_env["CELERY_BROKER_URL"]) as broker:
         analysis_step.apply_async((job.pk,), connection=broker)
 
