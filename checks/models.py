@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from sites.models import Crawl, Site
+from sites.models import Crawl, RunStatus, Site
 
 
 class DirectoryProbe(models.Model):
@@ -67,13 +67,7 @@ class AnalysisJob(models.Model):
     """One run of an analysis (decay, a structural filter, page types, a page search, CE generation) over a
     crawl or a site, worked through in steps by Celery tasks (checks.jobs, docs/analysis-jobs.md)."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
-
+    Status = RunStatus
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     kind = models.CharField(
