@@ -21,8 +21,7 @@ MAX_BYTES = 50 * 1024 * 1024
 MAX_READ_BYTES = MAX_BYTES
 
 _URLSET_OPEN = (
-    '<?xml version="1.0" encoding="UTF-8"?>\n'
-    f'<urlset xmlns="{SITEMAP_NS}" xmlns:ce="{CE_NS}">\n'
+    f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}" xmlns:ce="{CE_NS}">\n'
 ).encode()
 _URLSET_CLOSE = b"</urlset>\n"
 

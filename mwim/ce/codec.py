@@ -71,8 +71,14 @@ def encode(extract: model.ContentExtract) -> bytes:
     payload = b"".join(
         [
             _COUNTS.pack(
-                len(properties), len(extract.terms), len(extract.positions), len(extract.headings),
-                len(extract.references), len(extract.images), width, len(blob),
+                len(properties),
+                len(extract.terms),
+                len(extract.positions),
+                len(extract.headings),
+                len(extract.references),
+                len(extract.images),
+                width,
+                len(blob),
             ),  # fmt: skip
             blob,
             _little(counts),
@@ -100,7 +106,9 @@ def _read_header(data: bytes) -> tuple[str, bytes, int]:
     if magic != MAGIC:
         raise CEFormatError("not a content extract (the file does not start with MWCE)")
     if version > VERSION:
-        raise CEVersionError(f"content extract format version {version} is newer than this reader's ({VERSION})")
+        raise CEVersionError(
+            f"content extract format version {version} is newer than this reader's ({VERSION})"
+        )
     if version < 1:
         raise CEFormatError(f"unknown content extract format version {version}")
     if flags & ~KNOWN_FLAGS:
@@ -121,9 +129,13 @@ def decode(data: bytes) -> model.ContentExtract:
     stored_length, payload_length = _LENGTHS.unpack_from(data, offset)
     offset += _LENGTHS.size
     if len(data) - offset != stored_length:
-        raise CEFormatError(f"truncated or padded: the payload should be {stored_length} bytes, not {len(data) - offset}")
+        raise CEFormatError(
+            f"truncated or padded: the payload should be {stored_length} bytes, not {len(data) - offset}"
+        )
     if payload_length > MAX_PAYLOAD:
-        raise CEFormatError(f"the payload claims {payload_length} bytes, over the {MAX_PAYLOAD} a reader accepts")
+        raise CEFormatError(
+            f"the payload claims {payload_length} bytes, over the {MAX_PAYLOAD} a reader accepts"
+        )
     payload = memoryview(data)[offset:]
     if flags & FLAG_DEFLATE:
         try:

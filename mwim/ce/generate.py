@@ -136,7 +136,9 @@ class _Aggregator:
             self.pending = None
 
 
-def content_extract_build(root, *, url: str, body: bytes, retrieved: datetime | None = None) -> model.ContentExtract:
+def content_extract_build(
+    root, *, url: str, body: bytes, retrieved: datetime | None = None
+) -> model.ContentExtract:
     """The Content Extract of the page `body` fetched from `url`, parsed as `root` (sites.crawler.parse)."""
     properties = {"title": "", "url": url, "base-url": url}
     language = root.get("lang") or root.get("{http://www.w3.org/XML/1998/namespace}lang") or ""
@@ -230,7 +232,9 @@ def _read_head(head, properties: dict, metas: dict, aggregator: _Aggregator) -> 
             aggregator.feed(properties["title"], model.RANK_TITLE, 0)
             aggregator.end_word()
         elif tag == "base" and element.get("href"):
-            properties["base-url"] = normalize_url(element.get("href") or "", properties["url"]) or properties["url"]
+            properties["base-url"] = (
+                normalize_url(element.get("href") or "", properties["url"]) or properties["url"]
+            )
         elif tag == "meta":
             name = (element.get("name") or element.get("http-equiv") or "").lower()
             content = " ".join((element.get("content") or "").split())

@@ -9,7 +9,16 @@ from itertools import accumulate
 from typing import NamedTuple
 
 # Document property keys, in the paper's order; a content extract may carry others after them.
-PROPERTY_KEYS = ("title", "url", "base-url", "author", "description", "keywords", "retrieval-date", "language")
+PROPERTY_KEYS = (
+    "title",
+    "url",
+    "base-url",
+    "author",
+    "description",
+    "keywords",
+    "retrieval-date",
+    "language",
+)
 
 # The rank of a token: the most prominent place it occurs in (the paper's DOM traversal keeps the maximum of the
 # enclosing elements' ranks). The full table, with the elements that give each rank, is in docs/ce-format.md.
