@@ -219,8 +219,16 @@ WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4)
 # Per-page data the analyses read while the crawl's readers hold the parsed page, by name: "module:function"
 # (docs/analysis-jobs.md, "Reading a page once"). WEBAUDIT_PAGE_EXTRACTORS_OFF names ones a deployment skips.
 WEBAUDIT_PAGE_EXTRACTORS = {
-    name: path for name, path in {}.items() if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
+    name: path
+    for name, path in {"ce": "mwim.extract:content_extract"}.items()
+    if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
 }
+# Functions ("module:function", called with crawl=) run once a crawl has finished, in the order listed: how an
+# analysis follows every crawl without the crawl engine importing it. An exception is logged, never fatal.
+WEBAUDIT_CRAWL_FINISHED_HOOKS = ["mwim.services:mwim_crawl_finished"]
+# MWIM (docs/mwim.md): the public base URL of this deployment, for the URLs written into extended sitemaps
+# ("https://audit.example.com"); empty: the URL each request came in on.
+WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")
 
 # Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose
 # worker has not reported for the lease is resumed by beat (checked every WEBAUDIT_RESUME_CHECK_SECONDS).
