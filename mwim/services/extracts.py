@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from django.db import transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from checks.jobs import JobContext, JobError, job_start
@@ -29,20 +29,20 @@ PAGE_MAX_BYTES = 5_000_000
 
 def pages_listable(crawl: Crawl) -> QuerySet[Page]:
     """The crawl's pages a sitemap lists: fetched HTML answering 200 at their own URL, judged live, not
-    noindex, and canonical (no canonical link, or one to themselves). Soft-404s and dead pages stay out."""
-    return (
+    noindex, canonical (no canonical link, or one to themselves), and not a duplicate of another such page
+    (same body: the one nearest the start page is kept). Soft-404s and dead pages stay out."""
+    live = (
         Page.objects.filter(
-            crawl=crawl,
-            is_internal=True,
-            state=Page.State.DONE,
-            status_code=200,
-            verdict=Verdict.OK,
-            noindex=False,
-            content_type__icontains="html",
+            crawl=crawl, is_internal=True, state=Page.State.DONE, status_code=200, verdict=Verdict.OK,
+            noindex=False, content_type__icontains="html",
         )  # fmt: skip
         .filter(Q(final_url="") | Q(final_url=F("url")))
         .filter(Q(canonical_url="") | Q(canonical_url=F("url")))
     )
+    earlier_twin = live.filter(content_hash=OuterRef("content_hash")).filter(
+        Q(depth__lt=OuterRef("depth")) | Q(depth=OuterRef("depth"), pk__lt=OuterRef("pk"))
+    )
+    return live.exclude(Q(content_hash__gt="") & Exists(earlier_twin))
 
 
 def mwim_crawl_finished(*, crawl: Crawl) -> None:
