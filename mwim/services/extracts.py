@@ -33,8 +33,13 @@ def pages_listable(crawl: Crawl) -> QuerySet[Page]:
     (same body: the one nearest the start page is kept). Soft-404s and dead pages stay out."""
     live = (
         Page.objects.filter(
-            crawl=crawl, is_internal=True, state=Page.State.DONE, status_code=200, verdict=Verdict.OK,
-            noindex=False, content_type__icontains="html",
+            crawl=crawl,
+            is_internal=True,
+            state=Page.State.DONE,
+            status_code=200,
+            verdict=Verdict.OK,
+            noindex=False,
+            content_type__icontains="html",
         )  # fmt: skip
         .filter(Q(final_url="") | Q(final_url=F("url")))
         .filter(Q(canonical_url="") | Q(canonical_url=F("url")))

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.utils.module_loading import import_string
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from checks.services import probes_load
 from checks.soft404.errors import ModelVersionError

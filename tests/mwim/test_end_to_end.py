@@ -46,7 +46,9 @@ def files_by_url(site) -> dict[str, tuple[str, object, bytes]]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_verified_site_serves_only_changed_extracts_after_a_recrawl(docs_site, user, live_server, eager_jobs, tmp_path):
+def test_a_verified_site_serves_only_changed_extracts_after_a_recrawl(
+    docs_site, user, live_server, eager_jobs, tmp_path
+):
     site = site_create(owner=user, url=docs_site.url)
     mwim_site = mwim_register(site=site)
     assert not mwim_verify(mwim_site=mwim_site)
@@ -94,7 +96,9 @@ def test_a_verified_site_serves_only_changed_extracts_after_a_recrawl(docs_site,
 
     # The site changes one page; the recrawl regenerates only its CE.
     page = docs_site.folder / "sql-update.html"
-    page.write_bytes(page.read_bytes().replace(b"</body>", b"<p>Freshly added zanzibar paragraph.</p></body>"))
+    page.write_bytes(
+        page.read_bytes().replace(b"</body>", b"<p>Freshly added zanzibar paragraph.</p></body>")
+    )
     crawl(site)
     after = files_by_url(site)
     changed = {url for url in expected if after[url][:2] != files[url][:2]}
