@@ -122,8 +122,12 @@ def main() -> None:
         row = total[key]
         print(f"{label:28}{row['median']:10.2f}{row['p95']:10.2f}{row['mean']:10.2f}{PAPER[key]:10.2f}")
     ratio = total["size_ratio"]
-    print(f"{'CE / HTML size':28}{ratio['median']:10.1%}{ratio['p95']:10.1%}{ratio['overall']:>10.1%}{0.335:10.1%}")
-    print(f"(overall = all CE bytes / all HTML bytes; gzip of the HTML: {total['html_gzip_bytes'] / total['html_bytes']:.1%})")
+    print(
+        f"{'CE / HTML size':28}{ratio['median']:10.1%}{ratio['p95']:10.1%}{ratio['overall']:>10.1%}{0.335:10.1%}"
+    )
+    print(
+        f"(overall = all CE bytes / all HTML bytes; gzip of the HTML: {total['html_gzip_bytes'] / total['html_bytes']:.1%})"
+    )
     for name, site in result["by_site"].items():
         print(f"  {name}: {site['pages']} pages, generation median {site['generation_ms']['median']:.2f} ms, "
               f"size median {site['size_ratio']['median']:.1%}")  # fmt: skip
