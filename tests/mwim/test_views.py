@@ -153,3 +153,15 @@ def test_the_report_view_says_when_a_file_is_unreadable(signed_in, owner):
     ContentExtractFile.objects.filter(pk=row.pk).update(data=b"MWCE\x09")
     text = body(signed_in.get(reverse("mwim:site-ce", args=[mwim_site.site_id, row.url_key])))
     assert "cannot be read" in text
+
+
+def test_the_crawl_page_offers_the_ce_job_and_its_page_shows_the_result(signed_in, owner):
+    from checks.jobs import job_run, job_start
+    from tests.mwim.factories import make_crawl_with_pages
+
+    mwim_site = make_mwim_site(owner)
+    crawl = make_crawl_with_pages(mwim_site.site, {mwim_site.site.url + "a": "apples"})
+    assert "Content extracts (MWIM)" in body(signed_in.get(reverse("sites:crawl", args=[crawl.pk])))
+    job = job_run(job=job_start(kind="ce", crawl=crawl, site=crawl.site, parameters={}, enqueue=False))
+    text = body(signed_in.get(reverse("checks:job", args=[job.pk])))
+    assert "1 pages listed" in text and "1 changed" in text
