@@ -15,6 +15,7 @@ from mwim.ce import CEFormatError, fingerprint_of
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.services.extracts import EXTRACT_NAME, pages_listable
 from mwim.services.notify import indexnow_key_file
+from mwim import sitemap
 from mwim.sitemap import SitemapEntry, gzipped, sitemap_files
 from sites.models import Crawl, PageExtract, Site, url_key
 from sites.services.extracts import page_extracts_backfill
@@ -40,7 +41,9 @@ def sitemap_entries(*, mwim_site: MwimSite, base_url: str) -> list[SitemapEntry]
 def site_sitemap_files(*, mwim_site: MwimSite, base_url: str) -> dict[str, bytes]:
     entries = sitemap_entries(mwim_site=mwim_site, base_url=base_url)
     return sitemap_files(
-        entries, part_url=lambda n: base_url + reverse("mwim:sitemap-part", args=[mwim_site.site_id, n])
+        entries,
+        part_url=lambda n: base_url + reverse("mwim:sitemap-part", args=[mwim_site.site_id, n]),
+        max_urls=sitemap.MAX_URLS,  # read now, not at import: a test lowers it
     )
 
 

@@ -165,3 +165,27 @@ def test_the_crawl_page_offers_the_ce_job_and_its_page_shows_the_result(signed_i
     job = job_run(job=job_start(kind="ce", crawl=crawl, site=crawl.site, parameters={}, enqueue=False))
     text = body(signed_in.get(reverse("checks:job", args=[job.pk])))
     assert "1 pages listed" in text and "1 changed" in text
+
+
+def test_a_site_past_the_url_limit_serves_an_index_and_its_parts(client, monkeypatch):
+    import lxml.etree
+
+    mwim_site, row = published()
+    ContentExtractFile.objects.create(
+        mwim_site=mwim_site, url=mwim_site.site.url + "b.html", url_key="b" * 40, data=bytes(row.data),
+        fingerprint=row.fingerprint, updated_at=timezone.now(),
+    )  # fmt: skip
+    monkeypatch.setattr("mwim.sitemap.MAX_URLS", 1)
+    index = lxml.etree.fromstring(client.get(reverse("mwim:sitemap", args=[mwim_site.site_id])).content)
+    assert index.tag.endswith("sitemapindex")
+    parts = [element[0].text for element in index]
+    assert parts == [f"http://testserver/mwim/{mwim_site.site_id}/sitemap-{n}.xml" for n in (1, 2)]
+    second = client.get(reverse("mwim:sitemap-part", args=[mwim_site.site_id, 2]))
+    assert second.status_code == 200 and b"b.html" in second.content and b"a.html" not in second.content
+    assert client.get(reverse("mwim:sitemap-part", args=[mwim_site.site_id, 3])).status_code == 404
+
+
+def test_the_admin_lists_mwim_sites_and_files(admin_client):
+    published()
+    assert admin_client.get(reverse("admin:mwim_mwimsite_changelist")).status_code == 200
+    assert admin_client.get(reverse("admin:mwim_contentextractfile_changelist")).status_code == 200

@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from checks.jobs.cli import bad_input
+from checks.jobs.cli import bad_input, json_destination_check, json_write_atomically
 from mwim.reader import PullError, mwim_pull
 from sites.http import FetchPolicy
 
@@ -31,6 +31,8 @@ class Command(BaseCommand):
         folder = Path(options["folder"])
         if folder.exists() and not folder.is_dir():
             raise bad_input(f"{folder} exists and is not a folder")
+        if options["json"] not in (None, "-"):
+            json_destination_check(options["json"])
         policy = FetchPolicy(
             user_agent=settings.WEBAUDIT_USER_AGENT,
             timeout=settings.WEBAUDIT_FETCH_TIMEOUT,
@@ -52,7 +54,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(data, indent=1))
         else:
             if options["json"]:
-                Path(options["json"]).write_text(json.dumps(data, indent=1))
+                json_write_atomically(options["json"], json.dumps(data, indent=1))
             self.stdout.write(_summary(data))
         if report.failed:
             raise CommandError(f"{len(report.failed)} CE file(s) could not be pulled", returncode=1)
