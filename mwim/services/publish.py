@@ -11,11 +11,11 @@ from urllib.parse import urlsplit
 
 from django.urls import reverse
 
+from mwim import sitemap
 from mwim.ce import CEFormatError, fingerprint_of
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.services.extracts import EXTRACT_NAME, pages_listable
 from mwim.services.notify import indexnow_key_file
-from mwim import sitemap
 from mwim.sitemap import SitemapEntry, gzipped, sitemap_files
 from sites.models import Crawl, PageExtract, Site, url_key
 from sites.services.extracts import page_extracts_backfill

@@ -22,7 +22,9 @@ def read_as_documented(data: bytes) -> dict:
     (w,) = struct.unpack_from("<B", payload, 24)
     (b,) = struct.unpack_from("<I", payload, 25)
     offset = 29
-    strings = payload[offset : offset + b].decode().split("\x00") if b or (2 * pr + t + h + 2 * r + 2 * i) else []
+    strings = (
+        payload[offset : offset + b].decode().split("\x00") if b or (2 * pr + t + h + 2 * r + 2 * i) else []
+    )
     offset += b
     counts = struct.unpack_from(f"<{t}I", payload, offset)
     offset += 4 * t
@@ -55,7 +57,9 @@ def test_the_documented_layout_reads_real_pages_as_decode_does(testbed_pages):
         root, _ = parse_document(body)
         data = encode(content_extract_build(root, url=url, body=body))
         documented, ours = read_as_documented(data), decode(data)
-        assert documented["fingerprint"] == ours.fingerprint_text == "sha256:" + hashlib.sha256(body).hexdigest()
+        assert (
+            documented["fingerprint"] == ours.fingerprint_text == "sha256:" + hashlib.sha256(body).hexdigest()
+        )
         assert documented["properties"] == ours.properties
         assert documented["tokens"] == {t.term: (t.count, t.rank, t.styles, t.positions) for t in ours.tokens}
         assert documented["headings"] == [tuple(heading) for heading in ours.headings]
