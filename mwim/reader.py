@@ -66,7 +66,7 @@ def _fetch_sitemaps(fetcher: Fetcher, url: str, origin: str, report: PullReport)
         if read > MAX_PARTS:
             raise PullError(f"the sitemap index names over {MAX_PARTS} parts")
         answer = fetcher.fetch(current)
-        if answer.status != 200:
+        if answer.error_kind or answer.status != 200:
             raise PullError(f"{current}: {answer.error or f'HTTP {answer.status}'}")
         report.sitemap_bytes += len(answer.body)
         try:
@@ -138,7 +138,7 @@ def mwim_pull(
                 current[entry.loc] = record
                 if compare_html:
                     answer = fetcher.fetch(entry.loc)
-                    if answer.status == 200:
+                    if answer.status == 200 and not answer.error_kind:
                         report.html_bytes = (report.html_bytes or 0) + len(answer.body)
                         report.html_pages += 1
             if on_progress:
@@ -154,7 +154,7 @@ def mwim_pull(
 
 def _download(fetcher: Fetcher, entry: SitemapEntry, folder: Path, report: PullReport) -> str:
     answer = fetcher.fetch(entry.ce_loc)
-    if answer.status != 200:
+    if answer.error_kind or answer.status != 200:
         return answer.error or f"HTTP {answer.status}"
     try:
         extract = decode(answer.body)

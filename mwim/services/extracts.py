@@ -200,7 +200,7 @@ def ce_refresh_page(*, mwim_site: MwimSite, url: str) -> str:
     url = normalize_url(url) or url
     with Fetcher(fetch_policy(max_bytes=PAGE_MAX_BYTES)) as fetcher:
         answer = fetcher.fetch(url)
-    if answer.status != 200 or not answer.is_html or answer.final_url != url:
+    if answer.error_kind or answer.status != 200 or not answer.is_html or answer.final_url != url:
         reason = (
             answer.error or f"HTTP {answer.status} at {answer.final_url}, {answer.content_type or 'no type'}"
         )

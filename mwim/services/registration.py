@@ -78,7 +78,11 @@ def mwim_verify(*, mwim_site: MwimSite) -> bool:
 
 def _on_site(answer, mwim_site: MwimSite) -> bool:
     """A 200 from the site's own host: a redirect elsewhere proves nothing about this site."""
-    return answer.status == 200 and urlsplit(answer.final_url).netloc == urlsplit(mwim_site.site.url).netloc
+    return (
+        not answer.error_kind
+        and answer.status == 200
+        and urlsplit(answer.final_url).netloc == urlsplit(mwim_site.site.url).netloc
+    )
 
 
 def _describe(answer, missing: str) -> str:

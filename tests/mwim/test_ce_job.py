@@ -12,6 +12,7 @@ from checks.models import AnalysisJob
 from mwim.extract import wanted
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.services import mwim_crawl_finished
+from sites.models import url_key
 from tests.mwim.factories import make_crawl_with_pages, make_mwim_site
 from tests.sites.factories import make_crawl, make_site
 
@@ -141,3 +142,26 @@ def test_the_command_runs_the_job_and_writes_its_report(tmp_path):
 
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["changed"] == 1 and report["crawl"] == crawl.pk
+
+
+def test_a_pushed_page_too_big_or_gone_keeps_its_previous_file(httpserver):
+    from django.utils import timezone
+
+    from mwim.services import ce_refresh_page
+    from tests.mwim.factories import ce_bytes
+
+    site = make_site(url=httpserver.url_for("/"))
+    mwim_site = MwimSite.objects.create(site=site, verified_at=timezone.now())
+    url = httpserver.url_for("/big.html")
+    good = ce_bytes(url, "apples")
+    ContentExtractFile.objects.create(
+        mwim_site=mwim_site, url=url, url_key=url_key(url),
+        data=good, fingerprint="sha256:" + "0" * 64, updated_at=timezone.now(),
+    )  # fmt: skip
+    httpserver.expect_ordered_request("/big.html").respond_with_data(
+        "<html><body>" + "<p>huge page</p>" * 400_000 + "</body></html>", content_type="text/html"
+    )
+    httpserver.expect_ordered_request("/big.html").respond_with_data("gone", status=404)
+    assert ce_refresh_page(mwim_site=mwim_site, url=url).startswith("not refreshed")
+    assert ce_refresh_page(mwim_site=mwim_site, url=url).startswith(f"not refreshed: HTTP 404 at {url}")
+    assert bytes(ContentExtractFile.objects.get(mwim_site=mwim_site).data) == good
