@@ -67,7 +67,15 @@ INLINE = frozenset(
     {"a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "i", "kbd", "mark", "q", "s", "samp",
      "small", "span", "strong", "sub", "sup", "time", "tt", "u", "var", "del", "ins", "strike", "font", "label"}
 )  # fmt: skip
+SKIP, HEAD, HEADING, LINK, IMAGE = "skip", "head", "heading", "link", "image"
+SPECIAL = {"head": HEAD, "a": LINK, "img": IMAGE} | dict.fromkeys(SKIPPED, SKIP)
 HEADINGS = {"h1": 1, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+SPECIAL |= dict.fromkeys(HEADINGS, HEADING)
+# Every tag that is inline, ranks, styles or needs reading: (rank, styles, inline, special reading).
+TAGS = {
+    tag: (RANKS.get(tag, 0), STYLES.get(tag, 0), tag in INLINE, SPECIAL.get(tag, ""))
+    for tag in {*RANKS, *STYLES, *INLINE, *SPECIAL}
+}
 META_PROPERTIES = {"author": "author", "description": "description", "keywords": "keywords"}
 # Enough to know a heading, a link or an image: they describe the page, they do not archive it.
 MAX_TEXT = 300
@@ -87,6 +95,11 @@ class _Aggregator:
         self.pending: tuple[str, int, int] | None = None  # a word an inline element may continue
 
     def feed(self, text: str, rank: int, style: int) -> None:
+        if text.isspace():  # most texts of a page: the line breaks between its elements
+            if self.pending is not None:
+                self._add(*self.pending)
+                self.pending = None
+            return
         text = text.lower()
         start = 0
         if self.pending is not None:
@@ -156,53 +169,57 @@ def content_extract_build(
     # names only the property.
     filter_ = token_filter(language)
     aggregator = _Aggregator()
-    stack: list[tuple[int, int]] = [(model.RANK_TEXT, 0)]
+    feed, end_word = aggregator.feed, aggregator.end_word
+    # (rank, style, inline) of each open element; one dict lookup per element decides what it does.
+    stack: list[tuple[int, int, bool]] = [(model.RANK_TEXT, 0, False)]
     walk = lxml.etree.iterwalk(root, events=("start", "end"))
     for event, element in walk:
-        tag = element.tag
-        if not isinstance(tag, str):  # a comment or processing instruction another parser kept
-            if event == "end" and element.tail:
-                aggregator.feed(element.tail, *stack[-1])
+        if event == "end":
+            if not stack.pop()[2]:
+                end_word()
+            tail = element.tail
+            if tail:
+                rank, style, _ = stack[-1]
+                feed(tail, rank, style)
             continue
-        if event == "start":
-            rank, style = stack[-1]
-            if tag not in INLINE:
-                aggregator.end_word()
-            if tag in SKIPPED or tag == "head":
-                stack.append((rank, style))
-                if tag == "head":
+        tag = element.tag
+        rank, style, _ = stack[-1]
+        action = TAGS.get(tag)
+        if action is None:  # a block element that changes nothing (p, div, ...), or a comment
+            end_word()
+            stack.append((rank, style, False))
+            if type(tag) is not str:
+                walk.skip_subtree()  # a comment's or processing instruction's text is not content
+                continue
+        else:
+            tag_rank, tag_style, inline, kind = action
+            if not inline:
+                end_word()
+            if tag_rank > rank:
+                rank = tag_rank
+            style |= tag_style
+            stack.append((rank, style, inline))
+            if kind:
+                if kind == SKIP:
+                    walk.skip_subtree()
+                    continue
+                if kind == HEAD:
                     _read_head(element, properties, metas, aggregator)
                     base = properties["base-url"]
-                walk.skip_subtree()
-                continue
-            rank = max(rank, RANKS.get(tag, 0))
-            style |= STYLES.get(tag, 0)
-            stack.append((rank, style))
-            if tag in HEADINGS:
-                headings.append(model.Heading(HEADINGS[tag], _squash(element_text(element))))
-            elif tag == "a":
-                href = element.get("href")
-                target = absolute(href) if href else None
-                if target:
-                    references.append(model.Reference(target, _squash(element_text(element))))
-            elif tag == "img":
-                src = element.get("src")
-                target = absolute(src) if src else None
-                alt = element.get("alt") or ""
-                if target:
-                    images.append(model.Image(target, _squash(alt)))
-                if alt:
-                    aggregator.end_word()
-                    aggregator.feed(alt, max(rank, model.RANK_IMAGE_ALT), style)
-                    aggregator.end_word()
-            if element.text:
-                aggregator.feed(element.text, rank, style)
-        else:
-            stack.pop()
-            if tag not in INLINE:
-                aggregator.end_word()
-            if element.tail:
-                aggregator.feed(element.tail, *stack[-1])
+                    walk.skip_subtree()
+                    continue
+                if kind == HEADING:
+                    headings.append(model.Heading(HEADINGS[tag], _squash(element_text(element))))
+                elif kind == LINK:
+                    href = element.get("href")
+                    target = absolute(href) if href else None
+                    if target:
+                        references.append(model.Reference(target, _squash(element_text(element))))
+                elif kind == IMAGE:
+                    _read_image(element, absolute, images, aggregator, rank, style)
+        text = element.text
+        if text:
+            feed(text, rank, style)
     aggregator.end_word()
     for key in ("description", "keywords"):
         if metas.get(key):
@@ -221,6 +238,18 @@ def content_extract_build(
     )
     _fill_tokens(extract, aggregator.words, filter_)
     return extract
+
+
+def _read_image(element, absolute, images: list, aggregator: _Aggregator, rank: int, style: int) -> None:
+    src = element.get("src")
+    target = absolute(src) if src else None
+    alt = element.get("alt") or ""
+    if target:
+        images.append(model.Image(target, _squash(alt)))
+    if alt:
+        aggregator.end_word()
+        aggregator.feed(alt, max(rank, model.RANK_IMAGE_ALT), style)
+        aggregator.end_word()
 
 
 def _read_head(head, properties: dict, metas: dict, aggregator: _Aggregator) -> None:
