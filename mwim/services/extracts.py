@@ -11,16 +11,18 @@ from django.utils import timezone
 
 from checks.jobs import JobContext, JobError, job_start
 from mwim.ce import CEFormatError, fingerprint_of
+from mwim.extract import content_extract
 from mwim.models import ContentExtractFile, MwimSite
-from sites.models import Crawl, Page, PageExtract, Verdict, url_key
-from sites.services.extracts import page_extracts_backfill
+from sites.crawler.parse import parse_document
+from sites.models import Crawl, Page, PageBody, PageExtract, Verdict, url_key
 
 log = logging.getLogger(__name__)
 
 EXTRACT_NAME = "ce"
-# Pages compared and written per transaction: a documentation page's CE is ~5 KB, so 200 keep a chunk near
-# 1 MB and a step's progress frequent.
-CHUNK = 200
+# Pages compared per transaction. An unchanged page costs a comparison; a changed one without a reader-made
+# extract is parsed and extracted here (1.2 ms median, 24 ms p95 on the test bed, docs/benchmarks.md), so 100
+# keep a chunk to a few seconds at worst and the progress frequent.
+CHUNK = 100
 # Changed URLs the job remembers for its report and for IndexNow (which takes 10,000 per request).
 MAX_CHANGED_KEPT = 10_000
 # A pushed page is fetched with the crawl's own cap on bodies.
@@ -57,27 +59,23 @@ def mwim_crawl_finished(*, crawl: Crawl) -> None:
 
 
 def ce_refresh_step(ctx: JobContext) -> bool:
-    """One step of the `ce` job: backfill missing extracts, then compare and store them a chunk at a time."""
+    """One step of the `ce` job: compare each listed page's fingerprint with its CE file's, a chunk at a time,
+    and make a new file only for the pages that changed."""
     crawl = ctx.job.crawl
     mwim_site = MwimSite.objects.filter(site_id=crawl.site_id).first()
     if mwim_site is None:
         raise JobError("the site is not registered for MWIM")
     state = ctx.state
-    state.setdefault("phase", "backfill")
+    state.setdefault("phase", "compare")
+    state.setdefault("after", 0)
     listable = pages_listable(crawl)
     total = listable.count()
     while not ctx.time_up():
-        if state["phase"] == "backfill":
-            # Pages crawled before MWIM was enabled, or whose reader failed, have no extract yet.
-            read = page_extracts_backfill(crawl=crawl, name=EXTRACT_NAME, limit=CHUNK)
-            with transaction.atomic():
-                if not read:
-                    state["phase"], state["after"] = "compare", 0
-                ctx.progress(done=0, total=total, note=f"reading pages without an extract ({read} more)")
-            continue
         if state["phase"] == "compare":
             pages = list(
-                listable.filter(pk__gt=state["after"]).order_by("pk").values_list("pk", "url")[:CHUNK]
+                listable.filter(pk__gt=state["after"])
+                .order_by("pk")
+                .values_list("pk", "url", "content_hash")[:CHUNK]
             )
             with transaction.atomic():
                 _store_chunk(mwim_site, crawl, pages, state)
@@ -102,45 +100,66 @@ def _note(state: dict) -> str:
     )
 
 
-def _store_chunk(mwim_site: MwimSite, crawl: Crawl, pages: list[tuple[int, str]], state: dict) -> None:
+def new_extract(page_id: int, url: str, fingerprint: str, from_reader: bytes | None) -> bytes | None:
+    """The page's CE file: the one its page reader made, when it is of this very body; else made now from the
+    stored body; None when there is no readable body."""
+    if from_reader:
+        try:
+            if fingerprint_of(from_reader) == fingerprint:
+                return from_reader
+        except CEFormatError:
+            pass
+    body = PageBody.objects.filter(page_id=page_id).first()
+    if body is None:
+        return None
+    content = body.content
+    root, _ = parse_document(content, body.encoding or None)
+    return None if root is None else content_extract(root, url=url, body=content)
+
+
+def _store_chunk(mwim_site: MwimSite, crawl: Crawl, pages: list[tuple[int, str, str]], state: dict) -> None:
     if not pages:
         return
-    urls = dict(pages)
-    extracts = dict(
-        PageExtract.objects.filter(page_id__in=urls, name=EXTRACT_NAME).values_list("page_id", "data")
-    )
-    keys = {page_id: url_key(url) for page_id, url in urls.items()}
+    keys = {page_id: url_key(url) for page_id, url, _ in pages}
     current = {
         row.url_key: row
-        for row in ContentExtractFile.objects.filter(mwim_site=mwim_site, url_key__in=keys.values())
+        for row in ContentExtractFile.objects.filter(mwim_site=mwim_site, url_key__in=keys.values()).defer(
+            "data"
+        )
     }
+    # Only the pages whose body changed need an extract: the others keep their file, and their bytes.
+    changed_pages = [
+        (page_id, url, content_hash)
+        for page_id, url, content_hash in pages
+        if not (keys[page_id] in current and current[keys[page_id]].fingerprint == f"sha256:{content_hash}")
+    ]
+    made = dict(
+        PageExtract.objects.filter(
+            page_id__in=[page[0] for page in changed_pages], name=EXTRACT_NAME
+        ).values_list("page_id", "data")
+    )
+    changed_ids = {page[0] for page in changed_pages}
+    unchanged = [current[keys[page_id]].pk for page_id, *_ in pages if page_id not in changed_ids]
+    ContentExtractFile.objects.filter(pk__in=unchanged).update(crawl=crawl, listed=True)
+    state["unchanged"] = state.get("unchanged", 0) + len(unchanged)
     now = timezone.now()
     changed = state.setdefault("changed_urls", [])
-    for page_id, url in urls.items():
-        key, data = keys[page_id], bytes(extracts.get(page_id) or b"")
-        row = current.get(key)
-        try:
-            fingerprint = fingerprint_of(data)
-        except CEFormatError as exc:
-            # No good extract for this crawl: the previous good file (if any) stays served.
-            log.warning("no usable content extract for %s: %s", url, exc)
+    for page_id, url, content_hash in changed_pages:
+        key, row = keys[page_id], current.get(keys[page_id])
+        fingerprint = f"sha256:{content_hash}"
+        data = new_extract(page_id, url, fingerprint, bytes(made[page_id]) if page_id in made else None)
+        if not content_hash or data is None:
+            # No good extract from this crawl: the previous good file (if any) stays served.
+            log.warning("no usable content extract for %s", url)
             state["kept"] = state.get("kept", 0) + 1
             if row is not None:
                 ContentExtractFile.objects.filter(pk=row.pk).update(crawl=crawl, listed=True)
             continue
-        if row is None:
-            ContentExtractFile.objects.create(
-                mwim_site=mwim_site, url=url, url_key=key, data=data, fingerprint=fingerprint,
-                updated_at=now, crawl=crawl, listed=True,
-            )  # fmt: skip
-        elif row.fingerprint != fingerprint:
-            ContentExtractFile.objects.filter(pk=row.pk).update(
-                data=data, fingerprint=fingerprint, updated_at=now, crawl=crawl, listed=True
-            )
-        else:
-            ContentExtractFile.objects.filter(pk=row.pk).update(crawl=crawl, listed=True)
-            state["unchanged"] = state.get("unchanged", 0) + 1
-            continue
+        ContentExtractFile.objects.update_or_create(
+            mwim_site=mwim_site, url_key=key,
+            defaults={"url": url, "data": data, "fingerprint": fingerprint_of(data), "updated_at": now,
+                      "crawl": crawl, "listed": True},
+        )  # fmt: skip
         state["changed"] = state.get("changed", 0) + 1
         if len(changed) < MAX_CHANGED_KEPT:
             changed.append(url)
@@ -191,9 +210,7 @@ def push_url_problem(*, mwim_site: MwimSite, url: str) -> str:
 def ce_refresh_page(*, mwim_site: MwimSite, url: str) -> str:
     """Fetch one page now (a push said it changed) and replace its CE file if its fingerprint changed; return
     "changed", "unchanged", or why nothing was stored (the previous good file stays)."""
-    from mwim.extract import content_extract
     from mwim.services.registration import fetch_policy
-    from sites.crawler.parse import parse_document
     from sites.crawler.urls import normalize_url
     from sites.http import Fetcher, decode_body
 

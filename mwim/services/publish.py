@@ -12,13 +12,11 @@ from urllib.parse import urlsplit
 from django.urls import reverse
 
 from mwim import sitemap
-from mwim.ce import CEFormatError, fingerprint_of
 from mwim.models import ContentExtractFile, MwimSite
-from mwim.services.extracts import EXTRACT_NAME, pages_listable
+from mwim.services.extracts import EXTRACT_NAME, new_extract, pages_listable
 from mwim.services.notify import indexnow_key_file
 from mwim.sitemap import SitemapEntry, gzipped, sitemap_files
 from sites.models import Crawl, PageExtract, Site, url_key
-from sites.services.extracts import page_extracts_backfill
 
 
 def sitemap_entries(*, mwim_site: MwimSite, base_url: str) -> list[SitemapEntry]:
@@ -61,6 +59,25 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+def _export_extract(mwim_site: MwimSite | None, page_id: int, url: str, content_hash: str):
+    """(CE file, when it last changed or None) of a page: the site's current file when it is of this very
+    body, else one made now (from the reader's extract or the stored body); (None, None) without a body."""
+    fingerprint = f"sha256:{content_hash}"
+    if not content_hash:
+        return None, None
+    if mwim_site is not None:
+        row = ContentExtractFile.objects.filter(
+            mwim_site=mwim_site, url_key=url_key(url), fingerprint=fingerprint
+        ).first()
+        if row is not None:
+            return bytes(row.data), row.updated_at
+    reader_made = PageExtract.objects.filter(page_id=page_id, name=EXTRACT_NAME).values_list(
+        "data", flat=True
+    )
+    data = new_extract(page_id, url, fingerprint, bytes(reader_made[0]) if reader_made else None)
+    return data, None
+
+
 def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dict:
     """Write the site's sitemap (or index and parts, each also gzipped), its CE files under ce/, and the
     IndexNow key file, from its latest finished crawl, into `folder`, to be published at `base_url` (default:
@@ -72,33 +89,22 @@ def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dic
         raise LookupError(f"site #{site.pk} has no finished crawl to export")
     parts = urlsplit(site.url)
     base_url = (base_url or f"{parts.scheme}://{parts.netloc}/").rstrip("/") + "/"
-    page_extracts_backfill(crawl=crawl, name=EXTRACT_NAME)
     mwim_site = MwimSite.objects.filter(site=site).first()
-    known = {}
-    if mwim_site is not None:
-        known = dict(
-            ContentExtractFile.objects.filter(mwim_site=mwim_site).values_list("fingerprint", "updated_at")
-        )
     (folder / "ce").mkdir(parents=True, exist_ok=True)
     entries, skipped, ce_bytes = [], 0, 0
-    pages = pages_listable(crawl).order_by("url").values_list("pk", "url", "fetched_at")
-    for page_id, url, fetched_at in pages.iterator(chunk_size=500):
-        data = bytes(
-            PageExtract.objects.filter(page_id=page_id, name=EXTRACT_NAME)
-            .values_list("data", flat=True)
-            .first()
-            or b""
-        )
-        try:
-            fingerprint = fingerprint_of(data)
-        except CEFormatError:
+    pages = pages_listable(crawl).order_by("url").values_list("pk", "url", "content_hash", "fetched_at")
+    for page_id, url, content_hash, fetched_at in pages.iterator(chunk_size=500):
+        data, changed = _export_extract(mwim_site, page_id, url, content_hash)
+        if data is None:
             skipped += 1
             continue
         key = url_key(url)
         write_atomically(folder / "ce" / f"{key}.ce", data)
         ce_bytes += len(data)
-        changed = known.get(fingerprint) or fetched_at or crawl.finished_at
-        entries.append(SitemapEntry(url, changed, f"{base_url}ce/{key}.ce", changed, fingerprint))
+        changed = changed or fetched_at or crawl.finished_at
+        entries.append(
+            SitemapEntry(url, changed, f"{base_url}ce/{key}.ce", changed, f"sha256:{content_hash}")
+        )
     files = sitemap_files(entries, part_url=lambda n: f"{base_url}sitemap-{n}.xml")
     for name, data in files.items():
         write_atomically(folder / name, data)

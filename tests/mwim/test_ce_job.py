@@ -9,11 +9,12 @@ from werkzeug import Response
 
 from checks.jobs import job_run, job_start
 from checks.models import AnalysisJob
+from mwim.ce import decode
 from mwim.extract import wanted
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.services import mwim_crawl_finished
-from sites.models import url_key
-from tests.mwim.factories import make_crawl_with_pages, make_mwim_site
+from sites.models import PageBody, PageExtract, url_key
+from tests.mwim.factories import ce_bytes, make_crawl_with_pages, make_mwim_site
 from tests.sites.factories import make_crawl, make_site
 
 pytestmark = pytest.mark.django_db
@@ -41,37 +42,41 @@ def test_a_recrawl_replaces_only_the_files_whose_page_changed():
     assert after[B].updated_at > before[B].updated_at and after[B].fingerprint != before[B].fingerprint
 
 
-def test_a_broken_extract_keeps_the_previous_good_file():
+def test_a_page_without_a_readable_body_keeps_the_previous_good_file():
     mwim_site = make_mwim_site()
     run(make_crawl_with_pages(mwim_site.site, {A: "apples"}))
     good = bytes(rows(mwim_site)[A].data)
-    job = run(make_crawl_with_pages(mwim_site.site, {A: good[:20]}))  # truncated
-    assert job.result["kept_previous"] == 1
+    job = run(make_crawl_with_pages(mwim_site.site, {A: None}))
+    assert job.result["kept_previous"] == 1 and job.result["changed"] == 0
     row = rows(mwim_site)[A]
     assert bytes(row.data) == good and row.listed
 
 
-def test_pages_gone_from_the_crawl_leave_the_sitemap():
+def test_an_unchanged_page_is_not_extracted_again():
     mwim_site = make_mwim_site()
-    run(make_crawl_with_pages(mwim_site.site, {A: "apples", C: "cherries"}))
-    job = run(make_crawl_with_pages(mwim_site.site, {A: "apples"}))
-    assert job.result["unlisted"] == 1
-    assert not rows(mwim_site)[C].listed and rows(mwim_site)[A].listed
+    run(make_crawl_with_pages(mwim_site.site, {A: "apples"}))
+    crawl = make_crawl_with_pages(mwim_site.site, {A: "apples"}, reader_extracts=False)
+    PageBody.objects.filter(
+        page__crawl=crawl
+    ).delete()  # nothing to extract from: only the fingerprint is read
+    job = run(crawl)
+    assert (job.result["unchanged"], job.result["changed"], job.result["kept_previous"]) == (1, 0, 0)
 
 
-def test_pages_without_an_extract_are_read_from_their_stored_bodies():
-    import zlib
-
-    from sites.models import PageBody
-
+def test_changed_pages_without_a_reader_extract_are_extracted_from_their_stored_bodies():
     mwim_site = make_mwim_site()
-    crawl = make_crawl_with_pages(mwim_site.site, {A: None})
-    page = crawl.pages.get()
-    PageBody.objects.create(page=page, data=zlib.compress(b"<html><body><p>walnuts</p></body></html>"))
-    run(crawl)
-    from mwim.ce import decode
-
+    run(make_crawl_with_pages(mwim_site.site, {A: "apples"}))
+    run(make_crawl_with_pages(mwim_site.site, {A: "walnuts"}, reader_extracts=False))
     assert "walnut" in decode(bytes(rows(mwim_site)[A].data)).terms
+
+
+def test_a_reader_extract_of_another_body_is_not_trusted():
+    mwim_site = make_mwim_site()
+    crawl = make_crawl_with_pages(mwim_site.site, {A: "walnuts"}, reader_extracts=False)
+    PageExtract.objects.create(page=crawl.pages.get(), name="ce", data=ce_bytes(A, "stale apples"))
+    run(crawl)
+    terms = decode(bytes(rows(mwim_site)[A].data)).terms
+    assert "walnut" in terms and "stale" not in terms
 
 
 def test_dead_and_noindex_pages_are_not_listed():
@@ -119,12 +124,15 @@ def test_a_finished_crawl_starts_the_job_only_for_mwim_sites():
     assert AnalysisJob.objects.filter(kind="ce").count() == 1
 
 
-def test_the_extractor_runs_only_for_enabled_mwim_sites():
+def test_the_readers_extract_only_on_an_enabled_sites_first_crawl():
     assert not wanted(make_site())
     mwim_site = make_mwim_site(verified=False)
     assert wanted(mwim_site.site)
-    MwimSite.objects.filter(pk=mwim_site.pk).update(enabled=False)
-    assert not wanted(mwim_site.site)
+    run(make_crawl_with_pages(mwim_site.site, {A: "apples"}))
+    assert not wanted(mwim_site.site)  # recrawls: the job extracts the changed pages only
+    other = make_mwim_site()
+    MwimSite.objects.filter(pk=other.pk).update(enabled=False)
+    assert not wanted(other.site)
 
 
 def test_the_command_refuses_a_site_not_registered():
@@ -148,7 +156,6 @@ def test_a_pushed_page_too_big_or_gone_keeps_its_previous_file(httpserver):
     from django.utils import timezone
 
     from mwim.services import ce_refresh_page
-    from tests.mwim.factories import ce_bytes
 
     site = make_site(url=httpserver.url_for("/"))
     mwim_site = MwimSite.objects.create(site=site, verified_at=timezone.now())
