@@ -372,6 +372,7 @@ def run_child(*, tool: str, site_name: str, args: argparse.Namespace) -> Run:
             "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
             "WEBAUDIT_LOG_LEVEL": "WARNING",
             "WEBAUDIT_CRAWL_LANES": str(args.lanes),
+            "WEBAUDIT_MWIM_READER_EXTRACTS": "1" if args.mwim else "0",
         }
         env.pop("DATABASE_URL", None)
         env.pop("CELERY_BROKER_URL", None)  # the worker mode uses the embedded file broker in var_dir
@@ -469,7 +470,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--mwim",
         action="store_true",
-        help="register the site for MWIM: webaudit's readers also build CE files",
+        help="register the site for MWIM, with WEBAUDIT_MWIM_READER_EXTRACTS=1: the readers also build CE files",
     )
     parser.add_argument("--tree", type=Path, default=ROOT, help="the webaudit source tree to measure")
     parser.add_argument("--json", metavar="FILE", help="also write every run and the summary here")

@@ -229,6 +229,9 @@ WEBAUDIT_CRAWL_FINISHED_HOOKS = ["mwim.services:mwim_crawl_finished"]
 # MWIM (docs/mwim.md): the public base URL of this deployment, for the URLs written into extended sitemaps
 # ("https://audit.example.com"); empty: the URL each request came in on.
 WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")
+# Build content extracts in the crawl's page readers on an MWIM site's first crawl (saves a parse per page, but
+# nearly doubles that crawl's CPU on big pages: docs/benchmarks.md). Off: the `ce` job builds them afterwards.
+WEBAUDIT_MWIM_READER_EXTRACTS = env_bool("WEBAUDIT_MWIM_READER_EXTRACTS", False)
 
 # Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose
 # worker has not reported for the lease is resumed by beat (checked every WEBAUDIT_RESUME_CHECK_SECONDS).

@@ -124,7 +124,10 @@ def test_a_finished_crawl_starts_the_job_only_for_mwim_sites():
     assert AnalysisJob.objects.filter(kind="ce").count() == 1
 
 
-def test_the_readers_extract_only_on_an_enabled_sites_first_crawl():
+def test_the_readers_extract_only_when_asked_and_only_on_an_enabled_sites_first_crawl(settings):
+    settings.WEBAUDIT_MWIM_READER_EXTRACTS = False
+    assert not wanted(make_mwim_site().site)
+    settings.WEBAUDIT_MWIM_READER_EXTRACTS = True
     assert not wanted(make_site())
     mwim_site = make_mwim_site(verified=False)
     assert wanted(mwim_site.site)
