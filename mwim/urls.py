@@ -16,6 +16,7 @@ urlpatterns = [
     ),
     re_path(r"^(?P<site_id>[0-9]+)/ce/(?P<key>[0-9a-f]{40})\.ce$", views.ce_file, name="ce"),
     path("<int:site_id>/push", views.push, name="push"),
+    path("report/", views.ce_report_upload, name="report-upload"),
     path("sites/<int:site_id>/", views.site_page, name="site"),
     path("sites/<int:site_id>/<slug:action>", views.site_action, name="site-action"),
     re_path(r"^sites/(?P<site_id>[0-9]+)/ce/(?P<key>[0-9a-f]{40})/$", views.ce_report_view, name="site-ce"),

@@ -221,3 +221,26 @@ def ce_download(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
     response = HttpResponse(bytes(row.data), content_type=CE_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{key}.ce"'
     return response
+
+
+# A CE file is small (a 750 KB page makes 45 KB); anything past this is not one.
+MAX_UPLOADED_CE = 16 * 1024 * 1024
+
+
+@login_required
+def ce_report_upload(request: HttpRequest) -> HttpResponse:
+    """The report of any CE file the user uploads (GET: the form)."""
+    context: dict = {}
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        if upload is None:
+            context["error"] = "Choose a .ce file."
+        elif upload.size > MAX_UPLOADED_CE:
+            context["error"] = f"{upload.name} is over {MAX_UPLOADED_CE:,} bytes: not a content extract."
+        else:
+            data = upload.read()
+            try:
+                context.update(report_context(decode(data), file_bytes=len(data)), name=upload.name)
+            except CEFormatError as exc:
+                context["error"] = f"{upload.name} cannot be read: {exc}"
+    return render(request, "mwim/ce_report_upload.html", context)

@@ -189,3 +189,19 @@ def test_the_admin_lists_mwim_sites_and_files(admin_client):
     published()
     assert admin_client.get(reverse("admin:mwim_mwimsite_changelist")).status_code == 200
     assert admin_client.get(reverse("admin:mwim_contentextractfile_changelist")).status_code == 200
+
+
+def test_any_uploaded_ce_file_gets_its_report_and_a_bad_one_its_reason(signed_in):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    url = reverse("mwim:report-upload")
+    good = SimpleUploadedFile("a.ce", ce_bytes("https://x.example/a", "apricots"))
+    text = body(signed_in.post(url, {"file": good}))
+    assert "Token dictionary" in text and "apricot" in text
+    bad = SimpleUploadedFile("b.ce", b"MWCE\\x02garbage")
+    assert "cannot be read" in body(signed_in.post(url, {"file": bad}))
+    assert "Choose a .ce file" in body(signed_in.post(url, {}))
+
+
+def test_the_upload_report_needs_a_login(client):
+    assert client.get(reverse("mwim:report-upload")).status_code == 302
