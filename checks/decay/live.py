@@ -69,6 +69,8 @@ class LiveGraph:
             node = self.known.get(key)
             if node is not None:
                 found[key] = node
+            elif not self.session.config.check_external and not self.session.scope.contains(str(key)):
+                found[key] = Node(OPEN)  # the crawl was told not to check outside its scope
             elif self.pages_fetched + len(wanted) < self.max_fetches:
                 wanted.append(str(key))
         if wanted:
