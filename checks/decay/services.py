@@ -95,7 +95,7 @@ def _fraction(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
-def _scored(graph: CrawlGraph) -> np.ndarray:
+def scored_nodes(graph: CrawlGraph) -> np.ndarray:
     """The pages a run reports: live pages with known links, and the crawl's own dead pages (D = 1)."""
     kinds = graph.kinds
     return np.flatnonzero((kinds == Kind.LIVE) | ((kinds == Kind.DEAD) & graph.internal & graph.settled))
@@ -108,8 +108,10 @@ def _require_live(graph: CrawlGraph, crawl: Crawl) -> None:
         )
 
 
-def _fix_targets(graph: CrawlGraph, solution, index_sources) -> list[FixTarget]:
+def fix_targets(graph: CrawlGraph, solution) -> list[FixTarget]:
+    """The crawl's dead link targets by the drop in total decay if each were alive (solver.fix_first)."""
     urls = graph.urls
+    index_sources = _sources_by_target(graph)
     gains = fix_first(graph.decay_graph, solution)
     return [
         FixTarget(urls[g.target], graph.page_ids[g.target], g.gain, g.exact, sorted(index_sources[g.target]))
@@ -161,13 +163,13 @@ def decay_exact(*, crawl: Crawl, sigmas: list[float]) -> DecayResult:
             path=[graph.urls[j] for j in path_from(int(i), following)] if primary.decay[i] > 0 else [],
             dead_ends=shares.get(int(i), []),
         )
-        for i in _scored(graph)
+        for i in scored_nodes(graph)
     ]
     return DecayResult(
         method="exact",
         sigmas=sigmas,
         pages=pages,
-        fix_first=_fix_targets(graph, primary, _sources_by_target(graph)),
+        fix_first=fix_targets(graph, primary),
         seconds=time.monotonic() - started,
         mean_decay={s.sigma: s.mean_live for s in solutions},
         residual=max(equation_one_residual(decay_graph, s) for s in solutions),
@@ -197,7 +199,7 @@ def decay_walk(
     config = CrawlConfig.from_dict(crawl.settings)
     source = LiveGraph(config=config, known=known, pool=pool, crawl=crawl) if live else MappingGraph(known)
     walker = Walker(source, seed=seed)
-    scored = _scored(graph)
+    scored = scored_nodes(graph)
     starts = [graph.urls[i] for i in scored]
     estimates = []
     try:
@@ -227,7 +229,7 @@ def decay_walk(
         method="walk",
         sigmas=sigmas,
         pages=pages,
-        fix_first=_fix_targets(graph, primary, _sources_by_target(graph)),
+        fix_first=fix_targets(graph, primary),
         fetches=getattr(source, "requests", 0),
         seconds=time.monotonic() - started,
         walks=walks,
