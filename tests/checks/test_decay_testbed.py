@@ -91,3 +91,34 @@ def test_a_url_that_cannot_be_fetched_or_is_dead_is_refused(testbed, closed_port
         decay_url(url=testbed["honest"] + "no-such-page.html", sigmas=[0.1], walks=10)
     with pytest.raises(DecayInputError):
         decay_url(url="ftp://example.com/", sigmas=[0.1], walks=10)
+
+
+def test_the_command_scores_one_url_live_and_refuses_one_it_cannot_fetch(testbed, closed_port, tmp_path):
+    import io
+    import json
+
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    target = tmp_path / "one.json"
+    err = io.StringIO()
+    call_command(
+        "decay",
+        "--url",
+        testbed["honest"] + "tutorial/index.html",
+        "--walks",
+        "50",
+        "--json",
+        str(target),
+        stderr=err,
+    )
+    report = json.loads(target.read_text())
+    assert set(report) == {"method", "sigma", "fetches", "seconds", "pages", "fix_first"}
+    [page] = report["pages"]
+    assert report["method"] == "walk" and page["url"] == testbed["honest"] + "tutorial/index.html"
+    assert page["error_bound"] > 0 and report["fetches"] > 0
+    assert "walks" in err.getvalue()
+    missing = tmp_path / "missing.json"
+    with pytest.raises(CommandError, match="cannot be scored") as raised:
+        call_command("decay", "--url", f"http://127.0.0.1:{closed_port}/", "--json", str(missing))
+    assert raised.value.returncode == 2 and not missing.exists()
