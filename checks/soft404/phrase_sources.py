@@ -138,6 +138,14 @@ def build_phrase_table(cache: Path) -> tuple[dict[str, dict[str, list[str]]], li
         for source, table in per_source.items()
     }
     phrases["paper"] = {"en": sorted(PAPER_TERMS)}
+    # Imported here: lookup_phrases imports this module's helpers.
+    from checks.soft404.lookup_phrases import LOOKUP_SOURCES, lookup_messages
+
+    for source, table in lookup_messages(cache).items():
+        phrases[source] = {
+            lang: sorted({f for _, text in messages for f in fragments(text)})
+            for lang, messages in sorted(table.items())
+        }
     sources = [
         {
             "name": "django-admin",
@@ -175,5 +183,15 @@ def build_phrase_table(cache: Path) -> tuple[dict[str, dict[str, list[str]]], li
             "what": "the four terms the paper names: " + ", ".join(PAPER_TERMS),
             "languages": "1",
         },
+    ]
+    sources += [
+        {
+            "name": source,
+            "package": package,
+            "license": license_,
+            "what": "locale/*/LC_MESSAGES/*.mo: " + " | ".join(f"{kind}: {msgid}" for kind, msgid in msgids),
+            "languages": str(len(phrases[source])),
+        }
+        for source, (package, license_, msgids) in LOOKUP_SOURCES.items()
     ]
     return phrases, sources
