@@ -172,3 +172,28 @@ def test_an_honest_lookup_server_keeps_its_pages_ok(httpserver):
     )
     assert (gone.verdict, gone.reason) == ("dead", "HTTP 404")
     assert real.verdict == "ok" and real.probe["reason"].startswith("server answers unknown URLs with an error")
+
+
+def test_a_soft404_the_classifier_reached_alone_still_leads_the_crawl_to_its_links(httpserver, crawl_site):
+    from sites.models import Page
+
+    httpserver.expect_request("/").respond_with_data(
+        CHROME.format(lang="en", title="Home", body="<p><a href='/notes/gone.html'>Notes</a></p>", **LANGUAGES["de"]),
+        content_type="text/html",
+    )
+    # A page that says it is not found, on a server that answers unknown paths with 404: the probe sees an
+    # honest server, so only the classifier calls it a soft-404. The one link to /notes/only-here.html is on it.
+    httpserver.expect_request("/notes/gone.html").respond_with_data(
+        "<html><head><title>Page not found</title></head><body><h1>Page not found</h1><p>Sorry, the page you "
+        "requested could not be found.</p><p><a href='/notes/only-here.html'>only here</a></p></body></html>",
+        content_type="text/html",
+    )
+    httpserver.expect_request("/notes/only-here.html").respond_with_data(
+        product_page("de", "1001"), content_type="text/html"
+    )
+    crawl = crawl_site(httpserver.url_for("/"), site_settings={"check_external": False})
+    pages = {page.url.rsplit("/", 1)[1]: page for page in Page.objects.filter(crawl=crawl)}
+    gone = pages["gone.html"]
+    assert gone.verdict == "soft404" and gone.verdict_reason.startswith("classifier: ")
+    assert gone.probe["verdict"] == "alive"
+    assert pages["only-here.html"].verdict == "ok"  # found through the page the classifier flagged
