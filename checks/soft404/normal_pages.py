@@ -40,7 +40,10 @@ class DocTree:
 
 
 # apt-get install apache2-doc debian-handbook debian-reference maint-guide developers-reference sqlite3-doc
-#   git-doc debian-policy
+#   git-doc debian-policy, and the translations (image-less real pages in other languages than English, without
+#   which a model that never saw an English page took git-doc's and sqlite's image-less pages for errors):
+#   debian-reference-{de,es,fr,it,ja,pt,zh-cn} maint-guide-{de,es,fr,it,ja,ru,zh-cn}
+#   developers-reference-{de,fr,it,ja,ru}
 # git-doc and debian-policy matter beyond their numbers: their pages have no images and often say "error",
 # like many real pages; without them every normal page of the corpus had an image and the tree learned
 # "no image and one phrase means soft-404".
@@ -71,10 +74,10 @@ DOC_TREES = (
     ),
     DocTree(
         "maint-guide",
-        "Debian maint-guide",
+        "Debian maint-guide and its translations (maint-guide-LANG)",
         "GPL-2.0+",
-        "/usr/share/doc/maint-guide/html",
-        "*.*.html",
+        "/usr/share/doc",
+        "maint-guide*/html/*.*.html",
         "suffix",
     ),
     DocTree(
@@ -84,6 +87,14 @@ DOC_TREES = (
         "/usr/share/developers-reference",
         "*.html",
         "en",
+    ),
+    DocTree(
+        "developers-reference",
+        "Debian developers-reference-LANG",
+        "GPL-2",
+        "/usr/share/developers-reference",
+        "[a-z][a-z]/*.html",
+        "dir",
     ),
     DocTree(
         "sqlite3-doc", "Debian sqlite3-doc", "public-domain", "/usr/share/doc/sqlite3", "**/*.html", "en"
