@@ -44,7 +44,6 @@ def test_phrase_list_comes_from_named_sources():
         "django-allauth",
         "django-core",
         "django-oscar",
-        "paper",
         "servers",
         "sphinx-search",
         "wagtail-admin",
