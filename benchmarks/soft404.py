@@ -29,7 +29,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TESTBED = ROOT.parent / "shared" / "testbed"
+# ../shared/testbed beside the checkout, else the workplace's (a git worktree lives one folder deeper).
+TESTBED = next(
+    (path for path in (ROOT.parent / "shared" / "testbed", Path("/work/shared/testbed")) if path.is_dir()),
+    ROOT.parent / "shared" / "testbed",
+)
 DATA = ROOT / "tests" / "data" / "soft404"
 PORTS = (8101, 8102, 8103, 8104, 8105, 8106, 8107)
 POSITIVE = frozenset({"soft404", "parked"})  # truth verdicts of the soft-404 class

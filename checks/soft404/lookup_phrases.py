@@ -106,6 +106,12 @@ def lookup_messages(cache: Path) -> dict[str, dict[str, list[tuple[str, str]]]]:
     }
 
 
+def longest_piece(message: str) -> str:
+    """The longest stretch of a message between placeholders: what states the failure ("doesn’t exist.
+    Perhaps it was deleted?"), not the words that frame the looked-up name ("with ID", "the URL")."""
+    return max(re.split(r"%\(\w+\)[sdr]|%[sdr]", message), key=len)
+
+
 LOOKUP_SOURCES = {
     "django-core": (f"Django {django.get_version()}", "BSD-3-Clause", DJANGO_MSGIDS),
     "django-admin-lookup": (f"Django {django.get_version()}", "BSD-3-Clause", DJANGO_ADMIN_MSGIDS),

@@ -129,7 +129,22 @@ def doc_tree_pages(tree: DocTree, limit: int | None) -> list[CorpusPage]:
                 html=path.read_bytes(),
             )
         )
-    return stable_sample(pages, limit)
+    sample = stable_sample(pages, limit)
+    if limit is None:
+        return sample
+    # Real pages that mention not-found wording in passing ("returns NULL if the relation is not found", "no
+    # results"): a third more of them, so a model does not learn "a short page with one such phrase is an
+    # error page" (with only the hashed sample it flagged a 121-word API page saying "not found" once).
+    chosen = {page.id for page in sample}
+    mentions = [p for p in pages if p.id not in chosen and _mentions_not_found(p.html)]
+    return sample + stable_sample(mentions, limit // 3)
+
+
+def _mentions_not_found(html: bytes) -> bool:
+    """Whether a page's visible text holds a not-found phrase of the list (link texts aside)."""
+    from checks.soft404.features import extract
+
+    return extract(html).phrase_hits > 0
 
 
 def _page_url(html: bytes, fallback: str) -> str:

@@ -141,11 +141,11 @@ def build_phrase_table(cache: Path) -> tuple[dict[str, dict[str, list[str]]], li
         for source, table in per_source.items()
     }
     # Imported here: lookup_phrases imports this module's helpers.
-    from checks.soft404.lookup_phrases import LOOKUP_SOURCES, lookup_messages
+    from checks.soft404.lookup_phrases import LOOKUP_SOURCES, longest_piece, lookup_messages
 
     for source, table in lookup_messages(cache).items():
         phrases[source] = {
-            lang: sorted({f for _, text in messages for f in fragments(text)})
+            lang: sorted({f for _, text in messages for f in fragments(longest_piece(text))})
             for lang, messages in sorted(table.items())
         }
     sources = [
