@@ -29,7 +29,9 @@ def fill(message: str) -> str:
     return _PLACEHOLDER.sub(lambda m: _FILLERS.get(m[1] or "", "newspaper4k"), message)
 
 
-def messages_for(language: str, lookups: dict[str, dict[str, list[tuple[str, str]]]]) -> list[tuple[str, str]]:
+def messages_for(
+    language: str, lookups: dict[str, dict[str, list[tuple[str, str]]]]
+) -> list[tuple[str, str]]:
     """(kind, message) of every catalog in `language` (or its base language), one per kind, sources in turn."""
     key = language_key(language)
     seen: dict[str, str] = {}
@@ -47,7 +49,9 @@ def lookup_sections(
     messages = messages_for(language, lookups)
     if not messages:
         return []
-    chosen = [messages[(build_index + i) % len(messages)] for i in range(min(LOOKUPS_PER_BUILD, len(messages)))]
+    chosen = [
+        messages[(build_index + i) % len(messages)] for i in range(min(LOOKUPS_PER_BUILD, len(messages)))
+    ]
     pages = []
     for kind, message in chosen:
         # The heading is the looked-up name, as a shop or a CMS shows it above the message.

@@ -29,7 +29,7 @@ DJANGO_MSGIDS = (
 )
 DJANGO_ADMIN_MSGIDS = (("removed", "%(name)s with ID “%(key)s” doesn’t exist. Perhaps it was deleted?"),)
 WAGTAIL_MSGIDS = (
-    ("no-results", "Sorry, there are no matches for \"<em>%(search_query)s</em>\""),
+    ("no-results", 'Sorry, there are no matches for "<em>%(search_query)s</em>"'),
     ("no-results", "There are no results."),
     ("no-results", "No results found"),
     ("not-found", "File not found"),
@@ -38,7 +38,7 @@ OSCAR_MSGIDS = (
     ("removed", "The requested product no longer exists"),
     ("removed", "'%(title)s' is no longer available"),
     ("removed", "Not available anymore"),
-    ("removed", "The URL \"%s\" does not exist"),
+    ("removed", 'The URL "%s" does not exist'),
     ("out-of-stock", "No products found."),
     ("no-results", "No results found."),
     ("expired", "This offer is no longer available."),
@@ -85,7 +85,9 @@ def _wheel_messages(
     return result
 
 
-def _django_messages(directory: Path, msgids: tuple[tuple[str, str], ...]) -> dict[str, list[tuple[str, str]]]:
+def _django_messages(
+    directory: Path, msgids: tuple[tuple[str, str], ...]
+) -> dict[str, list[tuple[str, str]]]:
     result: dict[str, list[tuple[str, str]]] = {"en": _english(msgids)}
     for mo in sorted(directory.glob("*/LC_MESSAGES/django.mo")):
         found = _translate(mo.read_bytes(), msgids)
@@ -98,7 +100,9 @@ def lookup_messages(cache: Path) -> dict[str, dict[str, list[tuple[str, str]]]]:
     """{source: {language: [(kind, translated message)]}} from every catalog, English included."""
     return {
         "django-core": _django_messages(DJANGO_ROOT / "conf" / "locale", DJANGO_MSGIDS),
-        "django-admin-lookup": _django_messages(DJANGO_ROOT / "contrib" / "admin" / "locale", DJANGO_ADMIN_MSGIDS),
+        "django-admin-lookup": _django_messages(
+            DJANGO_ROOT / "contrib" / "admin" / "locale", DJANGO_ADMIN_MSGIDS
+        ),
         "wagtail-search": _wheel_messages(wheels.fetch(*wheels.WAGTAIL, cache), WAGTAIL_MSGIDS, "wagtail/"),
         "django-oscar": _wheel_messages(wheels.fetch(*OSCAR, cache), OSCAR_MSGIDS, "oscar/"),
         "django-allauth": _wheel_messages(wheels.fetch(*ALLAUTH, cache), ALLAUTH_MSGIDS, "allauth/"),

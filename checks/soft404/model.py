@@ -283,7 +283,12 @@ PHRASES_OF_SOURCE = {
     "mkdocs-material-lookup": "lookup",
 }
 LOOKUP_PHRASE_SOURCES = (
-    "django-core", "django-admin-lookup", "wagtail-search", "django-oscar", "django-allauth", "sphinx-search",
+    "django-core",
+    "django-admin-lookup",
+    "wagtail-search",
+    "django-oscar",
+    "django-allauth",
+    "sphinx-search",
 )
 
 

@@ -33,9 +33,36 @@ DIRECTORY, QUERY, IDENTIFIER = "directory", "query", "identifier"
 # probe URL and of the key, so a tracked link costs no probe of its own and cannot make a page a soft-404.
 TRACKING_PARAMETERS = frozenset(
     {
-        "fbclid", "gclid", "gclsrc", "dclid", "msclkid", "yclid", "twclid", "ttclid", "li_fat_id", "igshid",
-        "mc_cid", "mc_eid", "_ga", "_gl", "_hsenc", "_hsmi", "mkt_tok", "ref", "ref_src", "referrer", "source",
-        "spm", "scid", "s_kwcid", "trk", "wt.mc_id", "oly_anon_id", "oly_enc_id", "vero_id", "rb_clickid",
+        "fbclid",
+        "gclid",
+        "gclsrc",
+        "dclid",
+        "msclkid",
+        "yclid",
+        "twclid",
+        "ttclid",
+        "li_fat_id",
+        "igshid",
+        "mc_cid",
+        "mc_eid",
+        "_ga",
+        "_gl",
+        "_hsenc",
+        "_hsmi",
+        "mkt_tok",
+        "ref",
+        "ref_src",
+        "referrer",
+        "source",
+        "spm",
+        "scid",
+        "s_kwcid",
+        "trk",
+        "wt.mc_id",
+        "oly_anon_id",
+        "oly_enc_id",
+        "vero_id",
+        "rb_clickid",
     }
 )
 TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_", "matomo_")
@@ -44,11 +71,59 @@ TRACKING_PREFIXES = ("utm_", "pk_", "mtm_", "hsa_", "matomo_")
 # (`?sort=date` against `?sort=<junk>` lists the same items). A URL with only these gets the directory probe.
 PRESENTATION_PARAMETERS = frozenset(
     {
-        "page", "pg", "paged", "sort", "sortby", "sort_by", "order", "orderby", "order_by", "dir", "direction",
-        "view", "display", "layout", "mode", "format", "output", "lang", "language", "hl", "locale", "limit",
-        "per_page", "perpage", "page_size", "pagesize", "size", "count", "offset", "start", "from", "theme",
-        "print", "printable", "highlight", "v", "ver", "version", "rev", "cb", "nocache", "_", "t", "ts",
-        "amp", "embed", "tab", "zoom", "currency", "unit", "units", "region", "country",
+        "page",
+        "pg",
+        "paged",
+        "sort",
+        "sortby",
+        "sort_by",
+        "order",
+        "orderby",
+        "order_by",
+        "dir",
+        "direction",
+        "view",
+        "display",
+        "layout",
+        "mode",
+        "format",
+        "output",
+        "lang",
+        "language",
+        "hl",
+        "locale",
+        "limit",
+        "per_page",
+        "perpage",
+        "page_size",
+        "pagesize",
+        "size",
+        "count",
+        "offset",
+        "start",
+        "from",
+        "theme",
+        "print",
+        "printable",
+        "highlight",
+        "v",
+        "ver",
+        "version",
+        "rev",
+        "cb",
+        "nocache",
+        "_",
+        "t",
+        "ts",
+        "amp",
+        "embed",
+        "tab",
+        "zoom",
+        "currency",
+        "unit",
+        "units",
+        "region",
+        "country",
     }
 )
 # A query naming more parameters than this to look up is no lookup (a form dump, a filter builder, junk): it gets
@@ -108,7 +183,7 @@ def _pairs(query: str) -> list[tuple[str, str]]:
 
 
 def parameter_role(name: str) -> str:
-    """"tracking", "presentation" or "lookup" for a parameter name as written in a URL."""
+    """ "tracking", "presentation" or "lookup" for a parameter name as written in a URL."""
     plain = unquote(name, errors="replace").strip().lower().rstrip("[]")
     if plain in TRACKING_PARAMETERS or plain.startswith(TRACKING_PREFIXES):
         return "tracking"
@@ -143,7 +218,7 @@ def random_letters(rng: random.Random, length: int = PROBE_NAME_LENGTH) -> str:
 
 
 def identifier_shape(segment: str, *, last: bool) -> str | None:
-    """"n" (digits), "hex" (a hexadecimal id or UUID), "slug" (last segment only), or None."""
+    """ "n" (digits), "hex" (a hexadecimal id or UUID), "slug" (last segment only), or None."""
     if not segment or "." in segment or "%" in segment:
         return None
     if _DIGITS.fullmatch(segment):

@@ -10,9 +10,9 @@ from __future__ import annotations
 import random
 import threading
 import zlib
-from urllib.parse import unquote
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from urllib.parse import unquote
 
 from checks.soft404.features import visible_text_nodes
 from checks.soft404.probe import (
@@ -89,7 +89,9 @@ class ProbeAnswer:
         """How a verdict names the probe that decided: "probe" (directory), "query probe (id)", "identifier
         probe"."""
         if self.kind == QUERY:
-            return f"query probe ({', '.join(unquote(n) for n in self.directory.split('?', 1)[1].split('&'))})"
+            return (
+                f"query probe ({', '.join(unquote(n) for n in self.directory.split('?', 1)[1].split('&'))})"
+            )
         if self.kind == IDENTIFIER:
             return "identifier probe"
         return "probe"

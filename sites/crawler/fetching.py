@@ -185,7 +185,11 @@ class CrawlSession:
             soft404_threshold=self.config.soft404_threshold,
         )
         verdict = outcome.judgement.verdict
-        if verdict.verdict == PageVerdict.SOFT404 and not verdict.by_classifier_alone and outcome.parsed is not None:
+        if (
+            verdict.verdict == PageVerdict.SOFT404
+            and not verdict.by_classifier_alone
+            and outcome.parsed is not None
+        ):
             # A page a probe shows to be the server's answer to anything leads nowhere: no work is spent on its
             # links. One the classifier judged alone keeps them: if it is wrong, the pages reachable only
             # through it are still found; if it is right, its links are the site's chrome, found anyway.

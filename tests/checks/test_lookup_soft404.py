@@ -22,20 +22,35 @@ CHROME = (
 )
 LANGUAGES = {
     "de": dict(
-        home="Startseite", catalogue="Katalog", help="Hilfe", contact="Kontakt", imprint="Impressum",
-        privacy="Datenschutz", missing_title="Artikelsuche",
+        home="Startseite",
+        catalogue="Katalog",
+        help="Hilfe",
+        contact="Kontakt",
+        imprint="Impressum",
+        privacy="Datenschutz",
+        missing_title="Artikelsuche",
         missing="Zu dieser Artikelnummer gibt es in unserem Katalog keinen Eintrag. Vielleicht wurde der "
         "Artikel umbenannt oder aus dem Sortiment genommen. Nutzen Sie die Suche, um weiterzusuchen.",
     ),
     "fr": dict(
-        home="Accueil", catalogue="Catalogue", help="Aide", contact="Contact", imprint="Mentions légales",
-        privacy="Confidentialité", missing_title="Recherche d'article",
+        home="Accueil",
+        catalogue="Catalogue",
+        help="Aide",
+        contact="Contact",
+        imprint="Mentions légales",
+        privacy="Confidentialité",
+        missing_title="Recherche d'article",
         missing="Aucun article ne correspond à cette référence dans notre catalogue. Il a peut-être été "
         "retiré de la vente ou renommé. Utilisez la recherche pour trouver un produit similaire.",
     ),
     "es": dict(
-        home="Inicio", catalogue="Catálogo", help="Ayuda", contact="Contacto", imprint="Aviso legal",
-        privacy="Privacidad", missing_title="Búsqueda de artículos",
+        home="Inicio",
+        catalogue="Catálogo",
+        help="Ayuda",
+        contact="Contacto",
+        imprint="Aviso legal",
+        privacy="Privacidad",
+        missing_title="Búsqueda de artículos",
         missing="No hay ningún artículo con esta referencia en nuestro catálogo. Es posible que se haya "
         "retirado o cambiado de nombre. Use el buscador para encontrar un producto parecido.",
     ),
@@ -103,7 +118,9 @@ def test_the_german_lookup_page_is_a_soft404_however_it_was_reached(httpserver):
     assert [r.verdict for r in results] == ["soft404", "soft404", "ok"]
     probes = [request for request, _ in httpserver.log if request.path == "/article.php"]
     assert len(probes) == 4  # three pages, one probe for the path and its parameter: tracking adds none
-    probe = [r.query_string.decode() for r in probes if re.fullmatch(r"slug=[a-z]{25}", r.query_string.decode())]
+    probe = [
+        r.query_string.decode() for r in probes if re.fullmatch(r"slug=[a-z]{25}", r.query_string.decode())
+    ]
     assert len(probe) == 1  # tracking parameters are left out of the probe URL
 
 
@@ -114,7 +131,9 @@ def test_a_failed_identifier_lookup_is_a_soft404_by_the_identifier_probe(httpser
         return Response(html, content_type="text/html; charset=utf-8")
 
     httpserver.expect_request(re.compile(r"/item/[0-9]+")).respond_with_handler(item)
-    gone, real = urls_check(urls=[httpserver.url_for("/item/98765"), httpserver.url_for("/item/1003")], delay=0)
+    gone, real = urls_check(
+        urls=[httpserver.url_for("/item/98765"), httpserver.url_for("/item/1003")], delay=0
+    )
     assert gone.verdict == "soft404" and gone.reason.startswith("identifier probe: ")
     assert gone.probe["kind"] == "identifier" and re.search(r"/item/9[0-9]{11}$", gone.probe["url"])
     assert real.verdict == "ok"
@@ -144,7 +163,9 @@ def test_pages_whose_query_changes_only_presentation_stay_ok(httpserver):
         page = int(args["page"][0]) if args.get("page", [""])[0].isdigit() else 1
         items = sorted(news, reverse=args.get("sort") == ["date"])[(page - 1) * 10 : page * 10]
         body = "".join(f"<p>{item}</p>" for item in items)
-        return Response(CHROME.format(lang="en", title="News", body=body, **LANGUAGES["de"]), content_type="text/html")
+        return Response(
+            CHROME.format(lang="en", title="News", body=body, **LANGUAGES["de"]), content_type="text/html"
+        )
 
     httpserver.expect_request("/news").respond_with_handler(listing)
     results = urls_check(
@@ -171,14 +192,18 @@ def test_an_honest_lookup_server_keeps_its_pages_ok(httpserver):
         urls=[httpserver.url_for("/product?id=98765"), httpserver.url_for("/product?id=1001")], delay=0
     )
     assert (gone.verdict, gone.reason) == ("dead", "HTTP 404")
-    assert real.verdict == "ok" and real.probe["reason"].startswith("server answers unknown URLs with an error")
+    assert real.verdict == "ok" and real.probe["reason"].startswith(
+        "server answers unknown URLs with an error"
+    )
 
 
 def test_a_soft404_the_classifier_reached_alone_still_leads_the_crawl_to_its_links(httpserver, crawl_site):
     from sites.models import Page
 
     httpserver.expect_request("/").respond_with_data(
-        CHROME.format(lang="en", title="Home", body="<p><a href='/notes/gone.html'>Notes</a></p>", **LANGUAGES["de"]),
+        CHROME.format(
+            lang="en", title="Home", body="<p><a href='/notes/gone.html'>Notes</a></p>", **LANGUAGES["de"]
+        ),
         content_type="text/html",
     )
     # A page that says it is not found, on a server that answers unknown paths with 404: the probe sees an

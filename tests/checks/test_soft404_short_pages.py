@@ -44,10 +44,19 @@ def test_short_pages_stay_ok_and_the_page_only_they_link_to_is_crawled(httpserve
         content_type="text/html",
     )
     for name in TEXTS:
-        httpserver.expect_request(f"/{name}.html").respond_with_data(short_page(name), content_type="text/html")
+        httpserver.expect_request(f"/{name}.html").respond_with_data(
+            short_page(name), content_type="text/html"
+        )
     httpserver.expect_request("/hidden.html").respond_with_data(
-        "<html><body><h1>Hidden</h1><p>Only the short pages link here.</p></body></html>", content_type="text/html"
+        "<html><body><h1>Hidden</h1><p>Only the short pages link here.</p></body></html>",
+        content_type="text/html",
     )
     crawl = crawl_site(httpserver.url_for("/"), site_settings={"check_external": False})
     verdicts = {page.url.rsplit("/", 1)[1]: page.verdict for page in Page.objects.filter(crawl=crawl)}
-    assert verdicts == {"": "ok", "decay.html": "ok", "walk.html": "ok", "probe.html": "ok", "hidden.html": "ok"}
+    assert verdicts == {
+        "": "ok",
+        "decay.html": "ok",
+        "walk.html": "ok",
+        "probe.html": "ok",
+        "hidden.html": "ok",
+    }
