@@ -134,17 +134,21 @@ def doc_tree_pages(tree: DocTree, limit: int | None) -> list[CorpusPage]:
         return sample
     # Real pages that mention not-found wording in passing ("returns NULL if the relation is not found", "no
     # results"): a third more of them, so a model does not learn "a short page with one such phrase is an
-    # error page" (with only the hashed sample it flagged a 121-word API page saying "not found" once).
+    # error page" (with only the hashed sample it flagged 121- and 127-word API pages saying "not found" once;
+    # with a hashed sample of such pages, or the shortest of them, too).
+    # Those that say it most densely (troubleshooting pages listing error messages, short API pages): they lie
+    # nearest to the error pages, where a model draws its line.
     chosen = {page.id for page in sample}
-    mentions = [p for p in pages if p.id not in chosen and _mentions_not_found(p.html)]
-    return sample + stable_sample(mentions, limit // 3)
+    scored = [(-_phrase_density(p.html), p.id, p) for p in pages if p.id not in chosen]
+    densest = sorted((score, page_id, p) for score, page_id, p in scored if score < 0)
+    return sample + sorted((p for _, _, p in densest[: limit // 3]), key=lambda p: p.id)
 
 
-def _mentions_not_found(html: bytes) -> bool:
-    """Whether a page's visible text holds a not-found phrase of the list (link texts aside)."""
+def _phrase_density(html: bytes) -> float:
+    """Not-found phrases per word of a page's title and text (link texts aside)."""
     from checks.soft404.features import extract
 
-    return extract(html).phrase_hits > 0
+    return extract(html).phrase_density
 
 
 def _page_url(html: bytes, fallback: str) -> str:

@@ -152,3 +152,15 @@ def test_parked_phrases_cover_many_languages_and_avoid_menu_wording():
     languages = load_parked_phrases()
     assert len(languages) >= 15 and {"en", "de", "fr", "es", "ja", "zh-hans", "ru"} <= set(languages)
     assert "related links" not in languages["en"]  # the menus of git-doc and libxslt pages say it
+
+
+def test_not_found_wording_quoted_in_code_does_not_count_for_the_page():
+    from checks.soft404.features import extract
+
+    html = (
+        "<html><body><h1>Client authentication problems</h1><p>If the database is missing you will see</p>"
+        '<pre>FATAL:  database "testdb" does not exist</pre><p>and with <code>WHENEVER NOT FOUND</code> the '
+        "program goes on.</p></body></html>"
+    )
+    assert extract(html).phrase_hits == 0
+    assert extract(html.replace("<pre>", "<p>").replace("</pre>", "</p>")).phrase_hits == 1
