@@ -126,6 +126,13 @@ PRESENTATION_PARAMETERS = frozenset(
         "country",
     }
 )
+# Files a web server sends as they are, whatever the query: `/docs/intro.html?x=1` is `/docs/intro.html`, and its
+# query probe would answer with the very same page (a soft-404 by resemblance). Such URLs get the directory probe.
+# Lookups are served by programs: `/page`, `/product.php`, `/item.aspx`, `/cgi-bin/find.cgi`.
+STATIC_EXTENSIONS = frozenset(
+    {"html", "htm", "xhtml", "shtml", "txt", "md", "xml", "json", "pdf", "css", "js", "png", "jpg", "jpeg"}
+    | {"gif", "svg", "webp", "ico", "zip", "gz", "tar", "csv", "rss", "atom"}
+)
 # A query naming more parameters than this to look up is no lookup (a form dump, a filter builder, junk): it gets
 # the directory probe rather than a probe per combination.
 MAX_LOOKUP_PARAMETERS = 8
@@ -192,10 +199,18 @@ def parameter_role(name: str) -> str:
     return "lookup"
 
 
+def is_static_file(path: str) -> bool:
+    """Whether a path names a static file (`/docs/intro.html`), whose server ignores any query it is given."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return "." in name and name.rsplit(".", 1)[1] in STATIC_EXTENSIONS
+
+
 def lookup_names(url: str) -> tuple[str, ...]:
-    """The distinct lookup parameters of `url`'s query, sorted; () when it has none or too many to be a lookup."""
-    query = urlsplit(url).query
-    if not query or len(query) > MAX_QUERY_CHARS:
+    """The distinct lookup parameters of `url`'s query, sorted; () when it has none, too many to be a lookup,
+    or names a static file."""
+    parts = urlsplit(url)
+    query = parts.query
+    if not query or len(query) > MAX_QUERY_CHARS or is_static_file(parts.path):
         return ()
     names = sorted({name for name, _ in _pairs(query) if name and parameter_role(name) == "lookup"})
     return tuple(names) if len(names) <= MAX_LOOKUP_PARAMETERS else ()

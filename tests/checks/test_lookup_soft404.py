@@ -222,3 +222,28 @@ def test_a_soft404_the_classifier_reached_alone_still_leads_the_crawl_to_its_lin
     assert gone.verdict == "soft404" and gone.verdict_reason.startswith("classifier: ")
     assert gone.probe["verdict"] == "alive"
     assert pages["only-here.html"].verdict == "ok"  # found through the page the classifier flagged
+
+
+def test_junk_queries_on_real_pages_neither_multiply_probes_nor_make_them_soft404(httpserver):
+    """A server that ignores queries: static files with junk, repeated or non-UTF-8 parameters, and a program
+    path given hundreds of parameters, all stay ok, each at the cost of its directory's probe only."""
+    httpserver.expect_request("/docs/intro.html").respond_with_data(
+        product_page("fr", "1001"), content_type="text/html"
+    )
+    httpserver.expect_request("/search").respond_with_data(
+        product_page("fr", "1002"), content_type="text/html"
+    )
+    many = "&".join(f"f{i}=v{i}" for i in range(300))
+    results = urls_check(
+        urls=[
+            httpserver.url_for("/docs/intro.html") + "?x=1&x=2",
+            httpserver.url_for("/docs/intro.html") + "?q=%FF%FE&utm_source=x&fbclid=y",
+            httpserver.url_for("/search") + "?" + many,
+        ],
+        delay=0,
+    )
+    assert [(r.verdict, r.probe["kind"]) for r in results] == [("ok", "directory")] * 3, [
+        r.reason for r in results
+    ]
+    probes = [r.path for r, _ in httpserver.log if re.fullmatch(r"/(docs/)?[a-z]{25}", r.path)]
+    assert sorted(probes, key=len)[0].count("/") == 1 and len(probes) == 2  # one per directory: / and /docs/

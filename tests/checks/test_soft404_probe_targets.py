@@ -115,3 +115,10 @@ def test_a_path_with_ever_new_parameter_names_falls_back_to_its_directory_probe(
         cache.get(f"http://h/search?f{i}=x")
     assert len(fetched) == MAX_PROBE_KEYS_PER_PATH + 1  # the last 20 share the directory's probe
     assert sum("?" not in url for url in fetched) == 1
+
+
+@pytest.mark.parametrize(
+    "url", ["http://h/docs/intro.html?x=1", "http://h/a/b.htm?id=7&id=8", "http://h/report.pdf?q=%FF"]
+)
+def test_a_query_on_a_static_file_gets_the_directory_probe(url):
+    assert probe_target(url).kind == DIRECTORY
