@@ -32,7 +32,9 @@ class Command(BaseCommand):
         "(the synthetic parked pages join every training fold, as they join the shipped model's training, but "
         "are never scored): precision and recall of both classes, as in Prieto et al. Tables 1-2; then the 50% "
         "corpus, the paper's 8 features alone, and leave-one-source-out runs (plain, 8 features, and with the "
-        "held-out source's own phrases hidden). Last, the recall on the synthetic pages with each layout held out."
+        "held-out source's own phrases hidden), leave-one-language-out and leave-one-site-out (a site's 404, lookup, "
+        "short and content pages held out together), with scores over the lookup pages, the short real pages and "
+        "the pages not in English. Last, the recall on the synthetic pages with each layout held out."
     )
 
     def add_arguments(self, parser):
