@@ -44,9 +44,16 @@ def crawl_labelled_pages(*, per_crawl: int = 200) -> Iterator[LabelledPage]:
     the probe judged alive, per crawl at most `per_crawl` of each, so one big crawl cannot outweigh the rest."""
     crawl_ids = DirectoryProbe.objects.values_list("crawl_id", flat=True).distinct()
     for crawl_id in crawl_ids.iterator():
-        probes = DirectoryProbe.objects.filter(
-            crawl_id=crawl_id, status__gte=200, status__lt=300, redirects=0, body__isnull=False
-        ).values_list("url", "text", "body")
+        # Directory probes only: a query or identifier probe's answer is the page's own content when the server
+        # ignores the value, so it is no soft-404 by construction (probe_targets: their keys hold "?" or "{").
+        probes = (
+            DirectoryProbe.objects.filter(
+                crawl_id=crawl_id, status__gte=200, status__lt=300, redirects=0, body__isnull=False
+            )
+            .exclude(directory__contains="?")
+            .exclude(directory__contains="{")
+            .values_list("url", "text", "body")
+        )
         root_text, seen = _root_text(crawl_id), set()
         for url, text, body in probes:
             if len(seen) >= per_crawl or text in seen or resemblance(text, root_text) >= RESEMBLING:

@@ -48,7 +48,7 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
 @pytest.fixture(scope="session")
 def testbed() -> dict[str, str]:
     """Base URLs of the shared test bed's sites, starting it if it is down."""
-    if not all(port_open(port) for port in range(8101, 8107)):
+    if not all(port_open(port) for port in range(8101, 8108)):
         serve = TESTBED / "serve"
         if not serve.exists():
             unavailable(f"the test bed is not running and {serve} does not exist")
@@ -62,6 +62,7 @@ def testbed() -> dict[str, str]:
         "spa": "http://127.0.0.1:8104/",
         "per_directory": "http://127.0.0.1:8105/",
         "parked": "http://127.0.0.1:8106/",
+        "lookup": "http://127.0.0.1:8107/",
     }
 
 

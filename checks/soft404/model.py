@@ -151,6 +151,7 @@ def cross_validate(
     X_test: np.ndarray | None = None,
     X_extra: np.ndarray | None = None,
     y_extra: np.ndarray | None = None,
+    predictions: list | None = None,
 ) -> CVResult:
     """Score `estimator` by k-fold cross-validation (stratified, shuffled by `seed`), or by the given groups.
 
@@ -172,6 +173,8 @@ def cross_validate(
         fitted = clone(estimator).fit(np.vstack([X[train], X_extra]), np.concatenate([y[train], y_extra]))
         compiled = compile_model(fitted)  # judged by the probability the shipped model reports
         predicted[test] = [compiled.probability(row) >= THRESHOLD for row in X_test[test]]
+    if predictions is not None:
+        predictions.append(predicted)  # per page, for scores over a part of the corpus
     return scores(name, (y != NORMAL).astype(int), predicted)
 
 
@@ -275,7 +278,18 @@ PHRASES_OF_SOURCE = {
     "werkzeug-error": "servers",
     "sphinx-404": "servers",
     "mkdocs-material-404": "servers",
+    # The lookup pages say what the lookup catalogs say: all of them are hidden together.
+    "sphinx-lookup": "lookup",
+    "mkdocs-material-lookup": "lookup",
 }
+LOOKUP_PHRASE_SOURCES = (
+    "django-core",
+    "django-admin-lookup",
+    "wagtail-search",
+    "django-oscar",
+    "django-allauth",
+    "sphinx-search",
+)
 
 
 def corpus_matrix(directory: Path, *, include_synthetic: bool = False) -> tuple[np.ndarray, np.ndarray, list]:
@@ -300,13 +314,33 @@ def unseen_wording_matrix(directory: Path, entries: list, X: np.ndarray) -> np.n
     from checks.soft404.phrases import matcher_without
 
     blind = X.copy()
-    matchers = {ps: matcher_without(ps) for ps in set(PHRASES_OF_SOURCE.values())}
+    matchers = {
+        ps: matcher_without(*(LOOKUP_PHRASE_SOURCES if ps == "lookup" else (ps,)))
+        for ps in set(PHRASES_OF_SOURCE.values())
+    }
     for row, entry in enumerate(entries):
         phrase_source = PHRASES_OF_SOURCE.get(entry.source)
         if phrase_source:
             html = (directory / entry.file).read_bytes()
             blind[row] = extract(html, entry.url, matcher=matchers[phrase_source]).vector()
     return blind
+
+
+# Suffixes of the sources one site build yields: its 404 page, lookup pages, short pages and content pages.
+_SITE_PARTS = ("-404", "-lookup", "-short", "-pages")
+
+
+def site_of(source: str) -> str:
+    """The site a corpus source comes from: "sphinx" for sphinx-404, sphinx-lookup, sphinx-short, sphinx-pages."""
+    for suffix in _SITE_PARTS:
+        if source.endswith(suffix):
+            return source.removesuffix(suffix)
+    return source
+
+
+def language_of(lang: str) -> str:
+    """The base language of a page's tag (pt-br -> pt, zh-hans -> zh), the unit held out by language."""
+    return (lang or "und").split("-")[0].lower() or "und"
 
 
 def balanced_indices(entries: list, y: np.ndarray) -> np.ndarray:

@@ -40,7 +40,10 @@ class DocTree:
 
 
 # apt-get install apache2-doc debian-handbook debian-reference maint-guide developers-reference sqlite3-doc
-#   git-doc debian-policy
+#   git-doc debian-policy, and the translations (image-less real pages in other languages than English, without
+#   which a model that never saw an English page took git-doc's and sqlite's image-less pages for errors):
+#   debian-reference-{de,es,fr,it,ja,pt,zh-cn} maint-guide-{de,es,fr,it,ja,ru,zh-cn}
+#   developers-reference-{de,fr,it,ja,ru}
 # git-doc and debian-policy matter beyond their numbers: their pages have no images and often say "error",
 # like many real pages; without them every normal page of the corpus had an image and the tree learned
 # "no image and one phrase means soft-404".
@@ -71,10 +74,10 @@ DOC_TREES = (
     ),
     DocTree(
         "maint-guide",
-        "Debian maint-guide",
+        "Debian maint-guide and its translations (maint-guide-LANG)",
         "GPL-2.0+",
-        "/usr/share/doc/maint-guide/html",
-        "*.*.html",
+        "/usr/share/doc",
+        "maint-guide*/html/*.*.html",
         "suffix",
     ),
     DocTree(
@@ -84,6 +87,14 @@ DOC_TREES = (
         "/usr/share/developers-reference",
         "*.html",
         "en",
+    ),
+    DocTree(
+        "developers-reference",
+        "Debian developers-reference-LANG",
+        "GPL-2",
+        "/usr/share/developers-reference",
+        "[a-z][a-z]/*.html",
+        "dir",
     ),
     DocTree(
         "sqlite3-doc", "Debian sqlite3-doc", "public-domain", "/usr/share/doc/sqlite3", "**/*.html", "en"
@@ -118,7 +129,26 @@ def doc_tree_pages(tree: DocTree, limit: int | None) -> list[CorpusPage]:
                 html=path.read_bytes(),
             )
         )
-    return stable_sample(pages, limit)
+    sample = stable_sample(pages, limit)
+    if limit is None:
+        return sample
+    # Real pages that mention not-found wording in passing ("returns NULL if the relation is not found", "no
+    # results"): a third more of them, so a model does not learn "a short page with one such phrase is an
+    # error page" (with only the hashed sample it flagged 121- and 127-word API pages saying "not found" once;
+    # with a hashed sample of such pages, or the shortest of them, too).
+    # Those that say it most densely (troubleshooting pages listing error messages, short API pages): they lie
+    # nearest to the error pages, where a model draws its line.
+    chosen = {page.id for page in sample}
+    scored = [(-_phrase_density(p.html), p.id, p) for p in pages if p.id not in chosen]
+    densest = sorted((score, page_id, p) for score, page_id, p in scored if score < 0)
+    return sample + sorted((p for _, _, p in densest[: limit // 3]), key=lambda p: p.id)
+
+
+def _phrase_density(html: bytes) -> float:
+    """Not-found phrases per word of a page's title and text (link texts aside)."""
+    from checks.soft404.features import extract
+
+    return extract(html).phrase_density
 
 
 def _page_url(html: bytes, fallback: str) -> str:

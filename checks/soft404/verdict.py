@@ -60,6 +60,12 @@ class VerdictResult:
     def transient(self) -> bool:
         return self.verdict == PageVerdict.FAILING
 
+    @property
+    def by_classifier_alone(self) -> bool:
+        """A soft-404 the classifier reached with no probe agreeing (docs/soft404.md: its links are still
+        followed, so a wrong call costs the crawl no pages)."""
+        return self.verdict == PageVerdict.SOFT404 and self.reason.startswith("classifier:")
+
 
 def is_index_file(url: str) -> bool:
     """Tell whether `url` names a directory's index file (/docs/index.html)."""
@@ -98,6 +104,7 @@ def page_verdict(
     probability: float | None = None,
     threshold: float = DEFAULT_CLASSIFIER_THRESHOLD,
     says_not_found: bool | None = None,
+    probe_label: str = "probe",
 ) -> VerdictResult:
     """Combine the fetch, the probe and the classifier into one verdict with its evidence."""
     decided = fetch_verdict(status=status, error_kind=error_kind)
@@ -110,12 +117,13 @@ def page_verdict(
         evidence["soft404_probability"] = round(probability, 4)
     if probe is not None:
         evidence["probe_verdict"] = probe.verdict.value
+        evidence["probe_kind"] = probe_label
         evidence["probe_reason"] = probe.reason
         if probe.resemblance is not None:
             evidence["resemblance"] = round(probe.resemblance, 4)
     if probe is not None and probe.verdict == Verdict.SOFT404:
         if not is_index_file(url):
-            return VerdictResult(PageVerdict.SOFT404, f"probe: {probe.reason}", evidence)
+            return VerdictResult(PageVerdict.SOFT404, f"{probe_label}: {probe.reason}", evidence)
         evidence["probe_reason"] = f"{probe.reason}; ignored for an index file, judged by the classifier"
     if probability is not None and probability >= threshold:
         if says_not_found is not False:

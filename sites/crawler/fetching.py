@@ -9,7 +9,6 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from checks.soft404.probe import is_site_root, parent_directory
 from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
 from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
@@ -188,16 +187,28 @@ class CrawlSession:
             resemblance_threshold=self.config.probe_resemblance,
             soft404_threshold=self.config.soft404_threshold,
         )
-        if outcome.judgement.verdict.verdict == PageVerdict.SOFT404 and outcome.parsed is not None:
-            outcome.parsed.links = []  # a page that does not exist leads nowhere: no work is spent on its links
+        verdict = outcome.judgement.verdict
+        if (
+            verdict.verdict == PageVerdict.SOFT404
+            and not verdict.by_classifier_alone
+            and outcome.parsed is not None
+        ):
+            # A page a probe shows to be the server's answer to anything leads nowhere: no work is spent on its
+            # links. One the classifier judged alone keeps them: if it is wrong, the pages reachable only
+            # through it are still found; if it is right, its links are the site's chrome, found anyway.
+            outcome.parsed.links = []
         return outcome
 
     def _probe_for(self, url: str) -> tuple[ProbeAnswer | None, bool]:
-        """The probe of the page's directory (fetched on first need) and whether this call fetched it; none for a
-        site root (never a soft-404 by the probe, Table 1) or a directory robots.txt keeps the crawl out of."""
-        if self.probes is None or is_site_root(url) or not self._robots_allow(parent_directory(url)):
+        """The probe of the page's target (its directory, lookup or identifier; fetched on first need) and
+        whether this call fetched it; none for a site root without a lookup query (never a soft-404 by the
+        probe, Table 1) or a target robots.txt keeps the crawl out of."""
+        if self.probes is None:
             return None, False
-        return self.probes.get(url)
+        target = self.probes.target(url)
+        if target.is_root() or not self._robots_allow(target.scope_url):
+            return None, False
+        return self.probes.get(url, target)
 
     def _should_follow(self, job: FetchJob, result: FetchResult) -> bool:
         return job.is_internal and self.scope.same_site(result.final_url)

@@ -69,5 +69,6 @@ def judge(
         probability=reading.probability,
         threshold=soft404_threshold,
         says_not_found=reading.says_not_found,
+        probe_label=probe.label if probe is not None else "probe",
     )
     return Judgement(verdict, reading.probability, probe, probe_fetched)

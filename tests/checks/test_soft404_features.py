@@ -49,8 +49,9 @@ def test_title_words_counts_the_words_of_the_title():
 
 def test_phrase_hits_count_not_found_phrases_in_title_and_text():
     html = page(head="<title>Page not found</title>", body="<p>Error 404: the page was removed.</p>")
-    # "page not found" and "not found" in the title; "error", "error 404", "404" and "removed" in the text.
-    assert extract(html).phrase_hits == 6
+    # "page not found" and "not found" in the title; "error 404" in the text. (The paper's single words "error",
+    # "404" and "removed" are not in the list: real English pages use them all the time.)
+    assert extract(html).phrase_hits == 3
 
 
 def test_phrase_hits_ignore_prose_without_error_words():

@@ -37,7 +37,44 @@ def test_phrase_list_covers_about_ninety_languages():
 
 
 def test_phrase_list_comes_from_named_sources():
-    assert phrase_sources() == ["apache2-data", "django-admin", "paper", "servers", "wagtail-admin"]
+    assert phrase_sources() == [
+        "apache2-data",
+        "django-admin",
+        "django-admin-lookup",
+        "django-allauth",
+        "django-core",
+        "django-oscar",
+        "servers",
+        "sphinx-search",
+        "wagtail-admin",
+        "wagtail-search",
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Das angegebene Produkt gibt es nicht mehr",  # German, removed (django-oscar)
+        "Aucun résultat trouvé",  # French, no results
+        "Ihre Suche ergab keine Treffer.",  # German, no results (Sphinx)
+        "Este artículo ya no está disponible",  # Spanish, no longer available
+        "Falsches oder abgelaufenes Token.",  # German, expired (django-allauth)
+    ],
+)
+def test_lookup_failed_wording_from_the_catalogs_hits_a_phrase(text):
+    assert default_matcher().count(normalize(text)) >= 1
+
+
+def test_a_not_found_phrase_in_link_text_does_not_count_for_the_page():
+    from checks.soft404.features import extract
+
+    html = (
+        "<html><body><h1>Decay</h1><p>Three short notes on how links rot over the years.</p><ul>"
+        "<li><a href='a.html'>decay 404.html</a></li><li><a href='b.html'>walk 405.html</a></li>"
+        "<li><a href='c.html'>Error codes</a></li></ul></body></html>"
+    )
+    assert extract(html).phrase_hits == 0
+    assert extract(html.replace("Three short", "Error 404: three short")).phrase_hits >= 1
 
 
 def test_phrases_can_be_hidden_by_source():
@@ -115,3 +152,15 @@ def test_parked_phrases_cover_many_languages_and_avoid_menu_wording():
     languages = load_parked_phrases()
     assert len(languages) >= 15 and {"en", "de", "fr", "es", "ja", "zh-hans", "ru"} <= set(languages)
     assert "related links" not in languages["en"]  # the menus of git-doc and libxslt pages say it
+
+
+def test_not_found_wording_quoted_in_code_does_not_count_for_the_page():
+    from checks.soft404.features import extract
+
+    html = (
+        "<html><body><h1>Client authentication problems</h1><p>If the database is missing you will see</p>"
+        '<pre>FATAL:  database "testdb" does not exist</pre><p>and with <code>WHENEVER NOT FOUND</code> the '
+        "program goes on.</p></body></html>"
+    )
+    assert extract(html).phrase_hits == 0
+    assert extract(html.replace("<pre>", "<p>").replace("</pre>", "</p>")).phrase_hits == 1

@@ -122,3 +122,20 @@ def test_train_soft404_without_a_corpus_says_how_to_build_one(tmp_path):
         call_command(
             "train_soft404", "--corpus", str(tmp_path / "none"), "--output", str(tmp_path / "m.joblib")
         )
+
+
+def test_query_probe_answers_are_never_learnt_as_soft404_pages(httpserver, crawl_site):
+    """A program that ignores a parameter answers the query probe with the page itself: no soft-404 to learn."""
+    page = (
+        "<html><head><title>Catalogue</title></head><body><p>"
+        + "gears and levers " * 40
+        + "</p></body></html>"
+    )
+    httpserver.no_handler_status_code = 404
+    httpserver.expect_request("/").respond_with_data(
+        '<html><body><a href="/catalogue?campaign=spring">Catalogue</a></body></html>',
+        content_type="text/html",
+    )
+    httpserver.expect_request("/catalogue").respond_with_data(page, content_type="text/html")
+    crawl_site(httpserver.url_for("/"))
+    assert [p for p in crawl_labelled_pages() if p.label == 1] == []

@@ -30,7 +30,7 @@ def truth(testbed) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.mark.parametrize("port", [8101, 8102, 8103, 8104, 8105, 8106])
+@pytest.mark.parametrize("port", [8101, 8102, 8103, 8104, 8105, 8106, 8107])
 def test_every_truth_url_gets_its_verdict(truth, port, settings):
     settings.WEBAUDIT_CRAWL_DELAY = 0
     records = [record for record in truth["urls"] if record["port"] == port]

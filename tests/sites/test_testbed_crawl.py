@@ -83,3 +83,24 @@ def test_soft404_pages_get_their_verdict_and_lead_the_crawl_nowhere(testbed, cra
     assert {page.verdict for path, page in spa_pages.items() if path not in dead_there} <= {"ok"}
     # One probe per directory: the extra requests are few.
     assert spa.requests_made / spa.pages_done <= 1.1
+
+
+def test_a_lookup_site_crawl_matches_the_truth_and_its_failed_lookups_are_soft404_by_the_query_probe(
+    testbed, crawl_site
+):
+    """8107 answers /page?id=X with /X.html, an unknown id with a 200 German lookup page, unknown paths 404."""
+    lookup = testbed["lookup"]
+    real = crawl_site(lookup + "page?id=tutorial-sql", site_settings={"check_external": False}, concurrency=8)
+    assert real.status == Crawl.Status.FINISHED, real.error
+    pages = list(Page.objects.filter(crawl=real))
+    start = next(page for page in pages if page.depth == 0)
+    assert start.verdict == "ok" and start.probe["kind"] == "query" and start.probe["status"] == 200
+    # Every other page is a real /X.html of the postgres docs (ok) or a genuine dead link (404).
+    assert len(pages) > 300
+    assert {(page.verdict, page.status_code) for page in pages} <= {("ok", 200), ("dead", 404)}
+    assert real.requests_made / real.pages_done < 1.15
+
+    gone = crawl_site(lookup + "page?id=gonegonegone", site_settings={"check_external": False})
+    start = Page.objects.get(crawl=gone, depth=0)
+    assert start.verdict == "soft404" and start.verdict_reason.startswith("query probe (id): ")
+    assert not Link.objects.filter(source=start).exists() and gone.pages_done == 1

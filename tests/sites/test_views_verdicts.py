@@ -392,3 +392,28 @@ def test_the_site_page_has_no_summary_before_a_crawl_finishes(signed_in, owner):
 
     assert response.context["verdict_summary"] is None
     assert 'id="verdicts"' not in body(response)
+
+
+def test_a_soft404_found_by_the_query_probe_names_that_probe(signed_in, owner):
+    crawl = make_crawl(make_site(owner=owner, url="https://example.com/"))
+    reason = "near-identical content to the probe"
+    make_page(
+        crawl,
+        "https://example.com/product?id=98765",
+        depth=1,
+        verdict=Verdict.SOFT404,
+        verdict_reason=f"query probe (id): {reason}",
+        soft404_probability=0.0,
+        probe=soft404_probe(
+            "https://example.com/product?id=",
+            final_url="https://example.com/product?id=qhzvtkwmbplrnxdyfjcasgueo",
+            redirects=0,
+            resemblance=1.0,
+            reason=reason,
+            kind="query",
+        ),
+    )
+    response = signed_in.get(reverse("sites:crawl", args=[crawl.pk]))
+    row = row_of(section(body(response), "soft404"), "https://example.com/product?id=98765")
+    assert f"query probe (id): {reason}" in row and "<dt>Probe</dt><dd" in row and ">query</dd>" in row
+    assert "Probe says" not in row  # the reason already says it
