@@ -24,7 +24,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 PYTHON_DOCS = "http://127.0.0.1:8101/"
 # Pages scored one by one in the live mode (no crawl); the paper took ~7 minutes a page.
-LIVE_URLS = ["library/os.html", "tutorial/index.html", "whatsnew/3.11.html", "reference/datamodel.html", "faq/programming.html"]
+LIVE_URLS = [
+    "library/os.html",
+    "tutorial/index.html",
+    "whatsnew/3.11.html",
+    "reference/datamodel.html",
+    "faq/programming.html",
+]
 
 
 def _peak_mb() -> float:
@@ -79,7 +85,9 @@ def _crawl(url: str, max_pages: int):
 
     owner, _ = get_user_model().objects.get_or_create(username="bench")
     site = site_create(owner=owner, url=url, check_external=False)
-    crawl = crawl_run(crawl=crawl_start(site=site, requested_by=owner, enqueue=False, max_pages=max_pages, concurrency=8))
+    crawl = crawl_run(
+        crawl=crawl_start(site=site, requested_by=owner, enqueue=False, max_pages=max_pages, concurrency=8)
+    )
     return crawl
 
 
@@ -163,7 +171,16 @@ def run_child(part: str, args: argparse.Namespace) -> dict:
             "WEBAUDIT_CRAWL_DELAY": "0",
         }
         env.pop("DATABASE_URL", None)
-        command = [sys.executable, __file__, "--child", part, "--pages", str(args.pages), "--links", str(args.links)]
+        command = [
+            sys.executable,
+            __file__,
+            "--child",
+            part,
+            "--pages",
+            str(args.pages),
+            "--links",
+            str(args.links),
+        ]
         command += ["--walks", str(args.walks), "--repeat", str(args.repeat)]
         done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
@@ -172,12 +189,16 @@ def run_child(part: str, args: argparse.Namespace) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--parts", default="exact,graph,walk,live")
     parser.add_argument("--pages", type=int, default=1_000_000, help="pages of the generated graph")
     parser.add_argument("--links", type=int, default=20, help="links a page of the generated graph")
     parser.add_argument("--walks", type=int, default=300)
-    parser.add_argument("--repeat", type=int, default=5, help="exact decay runs over the crawl; the median is quoted")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="exact decay runs over the crawl; the median is quoted"
+    )
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
