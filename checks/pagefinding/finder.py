@@ -1,0 +1,148 @@
+"""webaudit's own page finder: best-first search over the links seen so far, each scored with BM25F over
+its link text, the text around it and its URL's words (Robertson et al.), plus a share of its parent
+page's relevance handed down with a decay (Shark-Search, Hersovici et al. 1998), less a penalty per level
+of depth. The downloaded page that best covers the query (terms weighted by their rarity) is the answer;
+the search stops when a page holds every query term, or when the frontier stops promising better."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from .baselines import Settings
+from .environment import Environment, Link, Node, Page
+
+FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
+K1 = 1.2
+# Share of a parent's relevance a child inherits (Shark-Search's δ) and the penalty per level of depth.
+INHERIT = 0.5
+DEPTH_PENALTY = 0.04
+# A search stops this many downloads after its best page last improved, once the frontier's best link
+# promises less than that page already gives.
+PATIENCE = 60
+HUB_BONUS = 0.0
+CAP = 200
+
+
+@dataclass
+class Candidate:
+    node: Node
+    parent: Node
+    link: Link
+    depth: int
+    inherited: float
+    tf: dict[str, float] = field(default_factory=dict)  # weighted term frequency of query terms
+    in_links: int = 1
+
+
+class BestFirst:
+    def __init__(self, env: Environment, query: tuple[str, ...], settings: Settings) -> None:
+        self.env, self.query, self.settings = env, query, settings
+        self.wanted = frozenset(query)
+        self.df: Counter[str] = Counter()
+        self.documents = 0
+        self.frontier: dict[Node, Candidate] = {}
+        self.relevance: dict[Node, float] = {}  # downloaded pages: their weighted query coverage
+        self.inherited: dict[Node, float] = {}
+        self.topicality: dict[Node, float] = {}
+
+    # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
+    def idf(self, term: str) -> float:
+        return math.log(1 + (self.documents - self.df[term] + 0.5) / (self.df[term] + 0.5))
+
+    def _count(self, words: frozenset[str]) -> None:
+        self.documents += 1
+        for term in self.wanted & words:
+            self.df[term] += 1
+
+    def coverage(self, page: Page) -> float:
+        weights = {term: self.idf(term) for term in self.query}
+        total = sum(weights.values()) or 1.0
+        return sum(weight for term, weight in weights.items() if term in page.term_set) / total
+
+    def link_score(self, candidate: Candidate) -> float:
+        weights = {term: self.idf(term) for term in self.query}
+        total = sum(weights.values()) or 1.0
+        text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
+        return (
+            text
+            + INHERIT * candidate.inherited
+            + HUB_BONUS * math.log(candidate.in_links)
+            - DEPTH_PENALTY * candidate.depth
+        )
+
+    def _add_links(self, node: Node, page: Page, depth: int) -> None:
+        relevance = self.topicality.get(node, 0.0)
+        handed_down = relevance if relevance > 0 else INHERIT * self.inherited.get(node, 0.0)
+        for link in page.links:
+            if self.env.downloaded(link.target):
+                continue
+            self._count(frozenset(link.label) | frozenset(link.context) | frozenset(link.url_terms))
+            tf: Counter[str] = Counter()
+            for name, words in (("label", link.label), ("context", link.context), ("url", link.url_terms)):
+                for word in words:
+                    if word in self.wanted:
+                        tf[word] += FIELD_WEIGHTS[name]
+            known = self.frontier.get(link.target)
+            if known is None:
+                self.frontier[link.target] = Candidate(link.target, node, link, depth + 1, handed_down, dict(tf))
+                continue
+            # Several links to one page: each term counts its strongest mention, the best parent is kept.
+            known.in_links += 1
+            for term, value in tf.items():
+                known.tf[term] = max(known.tf.get(term, 0.0), value)
+            if handed_down > known.inherited:
+                known.inherited, known.parent, known.link = handed_down, node, link
+
+    def read(self, node: Node, page: Page | None, depth: int) -> None:
+        if page is None:
+            self.relevance[node] = 0.0
+            return
+        self._count(page.term_set)
+        self.relevance[node] = self.coverage(page)
+        # Navigation follows topic, which the query's common words carry as well as its rare ones.
+        self.topicality[node] = len(self.wanted & page.term_set) / max(1, len(self.wanted))
+        self._add_links(node, page, depth)
+
+    def best_page(self) -> tuple[float, Node] | None:
+        """The downloaded page covering most of the query, rarity-weighted (recomputed as rarity changes)."""
+        best = None
+        for node, _ in self.relevance.items():
+            page = self.env.download(node)  # in memory: no new download
+            if page is None:
+                continue
+            score = self.coverage(page)
+            if best is None or score > best[0]:
+                best = (score, node)
+        return best
+
+    def run(self) -> Node | None:
+        env = self.env
+        start = env.download(env.start)
+        self.read(env.start, start, 0)
+        if start is not None and self.wanted <= start.term_set:
+            return env.start
+        best_score, best_node, improved_at = self.relevance[env.start], env.start, env.downloads
+        while self.frontier and env.downloads < CAP:
+            scored = sorted(
+                ((self.link_score(c), c) for c in self.frontier.values()), key=lambda item: -item[0]
+            )
+            top_score, chosen = scored[0]
+            env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
+            if env.downloads - improved_at >= PATIENCE and top_score < best_score:
+                break
+            del self.frontier[chosen.node]
+            page = env.download(chosen.node, via=(chosen.parent, chosen.link), score=top_score)
+            self.inherited[chosen.node] = chosen.inherited
+            self.read(chosen.node, page, chosen.depth)
+            if page is not None and self.wanted <= page.term_set:
+                return chosen.node
+            if self.relevance[chosen.node] > best_score:
+                best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
+        found = self.best_page()
+        return best_node if found is None else found[1]
+
+
+def best_first(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
+    return BestFirst(env, query, s).run()
