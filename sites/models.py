@@ -69,14 +69,18 @@ class Site(models.Model):
         return self.name or self.url
 
 
-class Crawl(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+class RunStatus(models.TextChoices):
+    """Where a crawl or an analysis job is in its life: queued, running, then ended one of three ways."""
 
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class Crawl(models.Model):
+    Status = RunStatus
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="crawls")
@@ -223,6 +227,21 @@ class PageBody(models.Model):
     @property
     def content(self) -> bytes:
         return zlib.decompress(self.data)
+
+
+class PageExtract(models.Model):
+    """What one extractor of the page readers' hook read from a page (docs/analysis-jobs.md), in its own
+    compact format; written with the page, or later from its stored body (sites.services.extracts)."""
+
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="extracts")
+    name = models.CharField(max_length=16, help_text="The extractor's name in WEBAUDIT_PAGE_EXTRACTORS.")
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["page", "name"], name="extract_unique_name_per_page")]
+
+    def __str__(self) -> str:
+        return f"{self.name} of page {self.page_id}"
 
 
 class Link(models.Model):
