@@ -7,8 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import automata, baselines, finder
-from .environment import BudgetExhausted, Environment, Node, SearchResult
 from .baselines import Settings
+from .environment import BudgetExhausted, Environment, Node, SearchResult
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,15 @@ class Algorithm:
 ALGORITHMS: dict[str, Algorithm] = {
     a.name: a
     for a in (
-        Algorithm("BESTFIRST", finder.best_first, "webaudit's finder: BM25F link scores, Shark-Search, stop rule",
-                  uses_threshold=False),
-        Algorithm("LS2F", automata.lost_sheep_twofold, "the lost sheep with twofold automata", uses_states=True),
+        Algorithm(
+            "BESTFIRST",
+            finder.best_first,
+            "webaudit's finder: BM25F link scores, Shark-Search, stop rule",
+            uses_threshold=False,
+        ),
+        Algorithm(
+            "LS2F", automata.lost_sheep_twofold, "the lost sheep with twofold automata", uses_states=True
+        ),
         Algorithm("LS", automata.lost_sheep, "the lost sheep", uses_states=True),
         Algorithm("HMM2F", automata.hmm2f, "twofold automaton classifier over every page", uses_states=True),
         Algorithm("HMM", automata.hmm, "automaton classifier over every page", uses_states=True),
@@ -34,10 +40,17 @@ ALGORITHMS: dict[str, Algorithm] = {
         Algorithm("DEG", baselines.degree_search, "greedy walk to the child with most links"),
         Algorithm("SIMDEG", baselines.simdeg_search, "greedy walk by similarity times degree"),
         Algorithm("A*", baselines.astar, "A* with 1 - similarity as the heuristic"),
-        Algorithm("FOCUSED", baselines.focused, "Aggarwal's intelligent focused crawler", uses_threshold=False),
+        Algorithm(
+            "FOCUSED", baselines.focused, "Aggarwal's intelligent focused crawler", uses_threshold=False
+        ),
         Algorithm("RW", baselines.random_walk, "random walk over 20% of the site", uses_threshold=False),
-        Algorithm("OPTIMAL", baselines.optimal, "the shortest path, knowing the target", uses_threshold=False,
-                  needs_graph=True),
+        Algorithm(
+            "OPTIMAL",
+            baselines.optimal,
+            "the shortest path, knowing the target",
+            uses_threshold=False,
+            needs_graph=True,
+        ),
     )
 }
 DEFAULT_ALGORITHM = "BESTFIRST"
@@ -63,11 +76,18 @@ def search(
     rng: random.Random | None = None,
     target: Node | None = None,
     size_hint: int | None = None,
+    query_text: str = "",
 ) -> SearchResult:
     """Run `algorithm` over `env`; a search that uses up its download budget finds nothing."""
     chosen = algorithm_named(algorithm)
-    settings = Settings(threshold=threshold, states=states, rng=rng or random.Random(), target=target,
-                        size_hint=size_hint)
+    settings = Settings(
+        threshold=threshold,
+        states=states,
+        rng=rng or random.Random(),
+        target=target,
+        size_hint=size_hint,
+        query_text=query_text or " ".join(query),
+    )
     exhausted = False
     try:
         found = chosen.run(env, query, settings)
@@ -75,5 +95,12 @@ def search(
         found, exhausted = None, True
     path = env.path_to(found) if found is not None else []
     texts = [env.link_text_to(node) for node in path[1:]]
-    return SearchResult(found=found, downloads=env.downloads, path=path, log=list(env.log),
-                        algorithm=chosen.name, exhausted=exhausted, link_texts=texts)
+    return SearchResult(
+        found=found,
+        downloads=env.downloads,
+        path=path,
+        log=list(env.log),
+        algorithm=chosen.name,
+        exhausted=exhausted,
+        link_texts=texts,
+    )

@@ -21,6 +21,8 @@ class Settings:
     target: Node | None = None  # known to OPTIMAL only
     walk_share: float = 0.2  # RW walks 20% of the graph's size, as the paper (after Ke and Mostafa) does
     size_hint: int | None = None  # the graph's size where known (generated graphs)
+    budget: int = 200  # BESTFIRST's own limit when the environment sets none
+    query_text: str = ""  # the query as typed, for a site's own search form
 
 
 def _sim(query: tuple[str, ...], page: Page | None) -> float:

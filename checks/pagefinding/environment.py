@@ -75,26 +75,38 @@ class Environment:
         self.on_download: Callable[[Environment], None] | None = None
         self._pages: dict[Node, Page | None] = {}
         self._reached: dict[Node, tuple[Node | None, str]] = {start: (None, "")}
+        self._other_fetches = 0
 
     @property
     def downloads(self) -> int:
-        return len(self._pages)
+        return len(self._pages) + self._other_fetches
+
+    def count_fetch(self, what: str, *, ok: bool, note: str = "") -> None:
+        """Count a fetch that is not a page of the search (robots.txt, a sitemap): it is a download too."""
+        self._check_budget()
+        self._other_fetches += 1
+        self.log.append(Download(self.downloads, what, None, "", None, ok, note))
+
+    def _check_budget(self) -> None:
+        if self.max_downloads is not None and self.downloads >= self.max_downloads:
+            raise BudgetExhausted()
 
     def downloaded(self, node: Node) -> bool:
         return node in self._pages
 
-    def download(self, node: Node, *, via: tuple[Node, Link] | None = None, score: float | None = None) -> Page | None:
+    def download(
+        self, node: Node, *, via: tuple[Node, Link] | None = None, score: float | None = None
+    ) -> Page | None:
         """The page at `node` (None when it is not a readable page); raises BudgetExhausted past the budget."""
         if node in self._pages:
             return self._pages[node]
-        if self.max_downloads is not None and len(self._pages) >= self.max_downloads:
-            raise BudgetExhausted()
+        self._check_budget()
         if node not in self._reached and via is not None:
             self._reached[node] = (via[0], via[1].text or " ".join(via[1].label))
         page, note = self._fetch(node)
         self._pages[node] = page
         parent, text = self._reached.get(node, (None, ""))
-        self.log.append(Download(len(self._pages), node, parent, text, score, page is not None, note))
+        self.log.append(Download(self.downloads, node, parent, text, score, page is not None, note))
         if self.on_download is not None:
             self.on_download(self)
         return page

@@ -11,18 +11,22 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .baselines import Settings
-from .environment import Environment, Link, Node, Page
+from .environment import BudgetExhausted, Environment, Link, Node, Page
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
 K1 = 1.2
 # Share of a parent's relevance a child inherits (Shark-Search's δ) and the penalty per level of depth.
 INHERIT = 0.5
+# A query term in a page's title counts this much more than one in its text (live pages have titles).
+TITLE_BONUS = 1.0
 DEPTH_PENALTY = 0.04
 # A search stops this many downloads after its best page last improved, once the frontier's best link
 # promises less than that page already gives.
 PATIENCE = 60
+# ... and only once that page covers this much of the query (rarity-weighted).
+CONFIDENT = 0.7
+# A page linked from several seen pages is likelier a hub; no bonus measured best on generated graphs.
 HUB_BONUS = 0.0
-CAP = 200
 
 
 @dataclass
@@ -46,6 +50,7 @@ class BestFirst:
         self.relevance: dict[Node, float] = {}  # downloaded pages: their weighted query coverage
         self.inherited: dict[Node, float] = {}
         self.topicality: dict[Node, float] = {}
+        self.not_answers: set[Node] = set()  # a site search's result page guides but is not an answer
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
     def idf(self, term: str) -> float:
@@ -57,9 +62,21 @@ class BestFirst:
             self.df[term] += 1
 
     def coverage(self, page: Page) -> float:
+        """Rarity-weighted share of the query on the page, and a bonus for its share in the page's title."""
         weights = {term: self.idf(term) for term in self.query}
         total = sum(weights.values()) or 1.0
-        return sum(weight for term, weight in weights.items() if term in page.term_set) / total
+        text = sum(weight for term, weight in weights.items() if term in page.term_set) / total
+        if not page.title_terms:
+            return text
+        titled = frozenset(page.title_terms)
+        in_title = sum(weight for term, weight in weights.items() if term in titled) / total
+        # A title made of the query ("DROP SCHEMA") beats one that merely contains it among other words.
+        precision = len(titled & self.wanted) / len(titled)
+        return text + TITLE_BONUS * in_title * (0.5 + 0.5 * precision)
+
+    def complete(self, page: Page) -> bool:
+        """A page that holds the whole query, in its title where it has one, ends the search."""
+        return self.wanted <= (frozenset(page.title_terms) if page.title_terms else page.term_set)
 
     def link_score(self, candidate: Candidate) -> float:
         weights = {term: self.idf(term) for term in self.query}
@@ -86,7 +103,9 @@ class BestFirst:
                         tf[word] += FIELD_WEIGHTS[name]
             known = self.frontier.get(link.target)
             if known is None:
-                self.frontier[link.target] = Candidate(link.target, node, link, depth + 1, handed_down, dict(tf))
+                self.frontier[link.target] = Candidate(
+                    link.target, node, link, depth + 1, handed_down, dict(tf)
+                )
                 continue
             # Several links to one page: each term counts its strongest mention, the best parent is kept.
             known.in_links += 1
@@ -105,10 +124,39 @@ class BestFirst:
         self.topicality[node] = len(self.wanted & page.term_set) / max(1, len(self.wanted))
         self._add_links(node, page, depth)
 
+    def _other_sources(self, start: Page | None) -> None:
+        """On live sites: the site's sitemap adds candidates known by their URL alone, and the site's own
+        search form, filled with the query, adds its results page's links."""
+        env = self.env
+        if start is None or not hasattr(env, "sitemap_links"):
+            return
+        if env.settings.use_sitemap:
+            for link in env.sitemap_links():
+                if link.target in self.frontier or env.downloaded(link.target):
+                    continue
+                tf: Counter[str] = Counter(t for t in link.url_terms if t in self.wanted)
+                shown = Link(target=link.target, label=(), text="(sitemap)", url_terms=link.url_terms)
+                self.frontier[link.target] = Candidate(
+                    link.target,
+                    env.start,
+                    shown,
+                    1,
+                    0.0,
+                    {t: FIELD_WEIGHTS["url"] * n for t, n in tf.items()},
+                )
+        url = env.search_url(self.settings.query_text) if env.settings.use_site_search else None
+        if url and not env.downloaded(url):
+            self.not_answers.add(url)
+            self.frontier.pop(url, None)
+            results = env.download(url, via=(env.start, Link(target=url, label=(), text="(site search)")))
+            self.read(url, results, 0)
+
     def best_page(self) -> tuple[float, Node] | None:
         """The downloaded page covering most of the query, rarity-weighted (recomputed as rarity changes)."""
         best = None
         for node, _ in self.relevance.items():
+            if node in self.not_answers:
+                continue
             page = self.env.download(node)  # in memory: no new download
             if page is None:
                 continue
@@ -121,25 +169,30 @@ class BestFirst:
         env = self.env
         start = env.download(env.start)
         self.read(env.start, start, 0)
-        if start is not None and self.wanted <= start.term_set:
+        if start is not None and self.complete(start):
             return env.start
         best_score, best_node, improved_at = self.relevance[env.start], env.start, env.downloads
-        while self.frontier and env.downloads < CAP:
+        self._other_sources(start)
+        cap = env.max_downloads or self.settings.budget
+        while self.frontier and env.downloads < cap:
             scored = sorted(
                 ((self.link_score(c), c) for c in self.frontier.values()), key=lambda item: -item[0]
             )
             top_score, chosen = scored[0]
             env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
-            if env.downloads - improved_at >= PATIENCE and top_score < best_score:
+            if best_score >= CONFIDENT and env.downloads - improved_at >= PATIENCE and top_score < best_score:
                 break
             del self.frontier[chosen.node]
             page = env.download(chosen.node, via=(chosen.parent, chosen.link), score=top_score)
             self.inherited[chosen.node] = chosen.inherited
             self.read(chosen.node, page, chosen.depth)
-            if page is not None and self.wanted <= page.term_set:
+            if page is not None and chosen.node not in self.not_answers and self.complete(page):
                 return chosen.node
-            if self.relevance[chosen.node] > best_score:
+            if chosen.node not in self.not_answers and self.relevance[chosen.node] > best_score:
                 best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
+        if env.max_downloads is not None and env.downloads >= env.max_downloads:
+            # The auditor's budget ran out before the search was sure: report nothing rather than a guess.
+            raise BudgetExhausted()
         found = self.best_page()
         return best_node if found is None else found[1]
 

@@ -120,11 +120,13 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
 
 
 def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters, rng: random.Random):
+    # Like the query, a label draws from the node's distinct words: "words within the node" in the paper.
     own = set(text)
+    distinct = sorted(own)
     words = []
     for _ in range(rng.randint(*params.label_length)):
         if rng.random() < params.alpha:
-            words.append(rng.choice(text))
+            words.append(rng.choice(distinct))
         else:
             while (word := rng.choice(vocabulary)) in own:
                 pass

@@ -1,5 +1,6 @@
-"""Query and page text as terms: lower-cased words, English stop words removed (the `stop-words` package's
-list), Snowball-stemmed (PyStemmer), the processing the paper applies to queries, labels and pages alike."""
+"""Query and page text as terms: lower-cased words, English stop words removed (scikit-learn's list, the
+Glasgow IR group's), Snowball-stemmed (PyStemmer): the processing the paper applies to queries, labels and
+pages alike."""
 
 from __future__ import annotations
 
@@ -7,13 +8,16 @@ import re
 from functools import lru_cache
 
 import Stemmer
-from stop_words import get_stop_words
+from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
 
 # Letters and digits, keeping inner apostrophes and hyphens out: "e-mail" gives "e" and "mail" as a search
 # engine's tokenizer would; the stop-word list holds contractions ("don't"), matched before splitting them.
-_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+# Version and section numbers stay whole ("2.2.11", "53.56"): split, their parts would match any other.
+_WORD = re.compile(r"\d+(?:\.\d+)+|[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
-_STOP_WORDS = frozenset(get_stop_words("english"))
+# The `stop-words` package's English list was tried first: it holds every two-letter country code ("pg",
+# "de"), which are words in technical documentation.
+_STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
 _stemmer = Stemmer.Stemmer("english")
 
 
@@ -33,7 +37,7 @@ def terms(text: str) -> tuple[str, ...]:
         word = match.group()
         if word in _STOP_WORDS or len(word) > 40:
             continue
-        out.append(_stem(word.replace("'", "")))
+        out.append(word if word[0].isdigit() else _stem(word.replace("'", "")))
     return tuple(out)
 
 
