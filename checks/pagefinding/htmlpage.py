@@ -90,6 +90,7 @@ def read_page(root, *, url: str) -> ReadPage:
     skip = 0
     anchor: list[str] | None = None
     anchor_href = ""
+    anchor_element = None
     blocks: list[tuple[list[str], list[PageLink]]] = []
     form: tuple[str, str] | None = None
     for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
@@ -100,7 +101,9 @@ def read_page(root, *, url: str) -> ReadPage:
             elif tag == "title" and element.text:
                 title.append(element.text)
             elif tag == "a" and element.get("href"):
-                anchor, anchor_href = [], element.get("href", "")
+                if anchor is not None:  # an anchor inside an unclosed one: the outer one ends here
+                    _emit(page, blocks, anchor, anchor_href, url)
+                anchor, anchor_href, anchor_element = [], element.get("href", ""), element
             elif tag in _BLOCKS:
                 blocks.append(([], []))
             elif tag == "form" and (element.get("method") or "get").lower() == "get":
@@ -113,13 +116,8 @@ def read_page(root, *, url: str) -> ReadPage:
             continue
         if tag in _SKIP and tag != "head":
             skip -= 1
-        elif tag == "a" and anchor is not None:
-            target = normalize_url(anchor_href, url)
-            if target and _is_page_url(target):
-                link = PageLink(target, " ".join(" ".join(anchor).split()))
-                page.links.append(link)
-                if blocks:
-                    blocks[-1][1].append(link)
+        elif tag == "a" and anchor is not None and element is anchor_element:
+            _emit(page, blocks, anchor, anchor_href, url)
             anchor = None
         elif tag in _BLOCKS and blocks:
             pieces, links = blocks.pop()
@@ -137,6 +135,15 @@ def read_page(root, *, url: str) -> ReadPage:
     page.title = " ".join(" ".join(title).split())
     page.text = " ".join(body)
     return page
+
+
+def _emit(page: ReadPage, blocks, anchor: list[str], href: str, url: str) -> None:
+    target = normalize_url(href, url)
+    if target and _is_page_url(target):
+        link = PageLink(target, " ".join(" ".join(anchor).split()))
+        page.links.append(link)
+        if blocks:
+            blocks[-1][1].append(link)
 
 
 def _add_text(text: str, body: list[str], anchor: list[str] | None, blocks) -> None:
