@@ -91,6 +91,8 @@ class LiveSite(Environment):
         if self.settings.obey_robots:
             result = self._polite_fetch(robots_url(self.start))
             self.count_fetch(robots_url(self.start), ok=result.ok, note="robots.txt")
+            if result.status is None and result.error_kind != "too_large":
+                raise StartError(f"the site of {self.start} could not be reached: {result.error}")
             self.robots = RobotsRules(parse_robots(result), self.settings.user_agent)
         if self.robots is not None and not self.robots.allowed(str(self.start)):
             raise StartError(f"robots.txt forbids fetching {self.start}")
@@ -126,6 +128,8 @@ class LiveSite(Environment):
         for link in read.links:
             if not self.on_site(link.url) or link.url == url or link.url in links:
                 continue
+            if self.robots is not None and not self.robots.allowed(link.url):
+                continue  # never a candidate: reading it would be a download we may not make
             label, context, words = link_terms(link)
             links[link.url] = Link(
                 target=link.url, label=label, text=link.text, context=context, url_terms=words
@@ -173,7 +177,12 @@ class LiveSite(Environment):
         links = []
         for element in root.iter("{*}loc"):
             url = normalize_url((element.text or "").strip())
-            if url and self.on_site(url) and _is_page_url(url):
+            if (
+                url
+                and self.on_site(url)
+                and _is_page_url(url)
+                and (self.robots is None or self.robots.allowed(url))
+            ):
                 from .text import url_terms
 
                 links.append(Link(target=url, label=(), text="", url_terms=url_terms(url)))

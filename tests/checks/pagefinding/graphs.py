@@ -5,7 +5,9 @@ from __future__ import annotations
 from checks.pagefinding.generated import GeneratedSite, Graph
 
 
-def site(links: dict[int, list[tuple[int, str]]], texts: dict[int, str], n: int | None = None) -> GeneratedSite:
+def site(
+    links: dict[int, list[tuple[int, str]]], texts: dict[int, str], n: int | None = None
+) -> GeneratedSite:
     """A site of nodes 0 … n-1: `links[node]` lists (target, label), `texts[node]` its words."""
     size = n or 1 + max([*links, *texts, *(t for targets in links.values() for t, _ in targets)])
     out = [[target for target, _ in links.get(node, [])] for node in range(size)]

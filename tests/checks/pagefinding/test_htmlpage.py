@@ -15,9 +15,11 @@ def read(html: bytes):
 
 
 def test_links_carry_their_text_and_the_text_of_their_paragraph():
-    page = read(b"<html><head><title>Town hall</title></head><body>"
-                b"<p>Find the <a href='contact.html'>address and phone</a> of the office here.</p>"
-                b"<ul><li><a href='/tax/'>Tax</a> forms for residents</li></ul></body></html>")
+    page = read(
+        b"<html><head><title>Town hall</title></head><body>"
+        b"<p>Find the <a href='contact.html'>address and phone</a> of the office here.</p>"
+        b"<ul><li><a href='/tax/'>Tax</a> forms for residents</li></ul></body></html>"
+    )
     assert page.title == "Town hall"
     first, second = page.links
     assert first.url == "http://site.test/dir/contact.html"
@@ -34,13 +36,17 @@ def test_script_and_style_text_is_not_page_text():
 
 
 def test_links_to_files_that_are_not_pages_are_left_out():
-    page = read(b"<body><a href='a.png'>pic</a><a href='_sources/x.txt'>source</a><a href='b.html'>b</a></body>")
+    page = read(
+        b"<body><a href='a.png'>pic</a><a href='_sources/x.txt'>source</a><a href='b.html'>b</a></body>"
+    )
     assert [link.url for link in page.links] == ["http://site.test/dir/b.html"]
 
 
 def test_a_get_form_with_a_text_field_is_a_site_search():
-    page = read(b"<body><form action='/search' method='get'><input type='text' name='q'></form>"
-                b"<form action='/login' method='post'><input name='user'></form></body>")
+    page = read(
+        b"<body><form action='/search' method='get'><input type='text' name='q'></form>"
+        b"<form action='/login' method='post'><input name='user'></form></body>"
+    )
     assert page.search_forms == [("http://site.test/search", "q")]
 
 

@@ -22,7 +22,13 @@ def test_a_query_of_stop_words_only_has_no_terms():
 
 
 def test_url_terms_split_path_words_and_drop_the_extension():
-    assert url_terms("http://h/library/install-guide.html?q=Running") == ("librari", "instal", "guid", "q", "run")
+    assert url_terms("http://h/library/install-guide.html?q=Running") == (
+        "librari",
+        "instal",
+        "guid",
+        "q",
+        "run",
+    )
 
 
 def test_every_generated_node_is_reachable_from_the_start():
