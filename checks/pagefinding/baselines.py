@@ -171,13 +171,20 @@ def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | Non
             continue
         if read(link.target, env.download(link.target, via=(env.start, link))):
             return link.target
-    while env.downloads < limit:
-        candidates = [(count, node) for node, count in votes.items() if not env.downloaded(node)]
-        chosen = _best(candidates, s.rng)
-        if chosen is None or chosen[0] == 0:
+    # Largest vote first, ties at random; an entry whose vote has since grown is skipped when popped.
+    heap = [(-count, s.rng.random(), node) for node, count in votes.items()]
+    heapq.heapify(heap)
+    while env.downloads < limit and heap:
+        negative, _, node = heapq.heappop(heap)
+        if env.downloaded(node) or votes.get(node) != -negative:
+            continue
+        if negative == 0:
             break
-        node = chosen[1]
         del votes[node]
-        if read(node, env.download(node, via=links_of[node])):
+        page = env.download(node, via=links_of[node])
+        if read(node, page):
             return node
+        for link in page.links if page else []:
+            if link.target in votes:
+                heapq.heappush(heap, (-votes[link.target], s.rng.random(), link.target))
     return best[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate
 
 from .environment import Environment, Link, Node, Page
@@ -27,6 +27,7 @@ class GraphParameters:
     topic_words: int = 400
     general_words: int = 600
     text_length: tuple[int, int] = (10, 40)  # words of a node, uniform
+    keywords: tuple[int, int] | None = None  # a node's text repeats this many keywords of its own
     topic_share: float = 0.8  # a node word comes from the node's topic, else from the general words
     word_zipf: float = 1.0  # word frequency within a word list ~ 1 / rank^s
     degree_zipf: float = 1.2  # in-degree d of a new node: P(d) ~ d^-γ on 1 … max_degree
@@ -48,6 +49,10 @@ class Graph:
     labels: list[list[tuple[str, ...]]]  # parallel to out
     topics: list[int]
     vocabulary: list[str]
+    # A page's text holds its link texts, as an HTML page's does (and as live pages are read).
+    link_text_in_page: bool = True
+    # Pages as read, shared by every search over this graph (a benchmark runs many on one graph).
+    pages: dict[int, Page] = field(default_factory=dict)
 
 
 def _words(count: int, rng: random.Random, taken: set[str]) -> list[str]:
@@ -100,15 +105,20 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
         by_topic.setdefault(topic, []).append(k)
     texts = []
     for k in range(n):
-        length = rng.randint(*params.text_length)
         own = topic_lists[topics[k]]
-        words = []
-        for _ in range(length):
+
+        def draw() -> str:
             if rng.random() < params.topic_share:
-                words.append(rng.choices(own, cum_weights=topic_cum)[0])
-            else:
-                words.append(rng.choices(general, cum_weights=general_cum)[0])
-        texts.append(tuple(words))
+                return rng.choices(own, cum_weights=topic_cum)[0]
+            return rng.choices(general, cum_weights=general_cum)[0]
+
+        length = rng.randint(*params.text_length)
+        if params.keywords is None:
+            texts.append(tuple(draw() for _ in range(length)))
+        else:
+            # The node's own few keywords, repeated through its text (the paper's pages are made of keywords).
+            keywords = [draw() for _ in range(rng.randint(*params.keywords))]
+            texts.append(tuple(rng.choice(keywords) for _ in range(length)))
     vocabulary = general + [word for words in topic_lists for word in words]
     out: list[list[int]] = [[] for _ in range(n)]
     labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
@@ -158,19 +168,27 @@ class GeneratedSite(Environment):
     def __init__(self, graph: Graph, *, max_downloads: int | None = None) -> None:
         super().__init__(0, max_downloads=max_downloads)
         self.graph = graph
+        # A page's text holds its link texts, as an HTML page does (and as live pages are read).
+        self.link_text_in_page = True
 
     @property
     def size(self) -> int:
         return len(self.graph.texts)
 
     def _fetch(self, node: Node) -> tuple[Page | None, str]:
-        graph = self.graph
         index = int(node)  # type: ignore[call-overload]
-        links = [
-            Link(target=target, label=label, text=" ".join(label))
-            for target, label in zip(graph.out[index], graph.labels[index], strict=True)
-        ]
-        return Page(node=index, terms=graph.texts[index], links=links), ""
+        page = self.graph.pages.get(index)
+        if page is None:
+            graph = self.graph
+            links = [
+                Link(target=target, label=label, text=" ".join(label))
+                for target, label in zip(graph.out[index], graph.labels[index], strict=True)
+            ]
+            words = graph.texts[index]
+            if graph.link_text_in_page:
+                words += tuple(word for label in graph.labels[index] for word in label)
+            page = graph.pages[index] = Page(node=index, terms=words, links=links)
+        return page, ""
 
     def shortest_path(self, target: int) -> list[int]:
         """The shortest start … target path, from perfect knowledge of the graph (for OPTIMAL)."""

@@ -8,12 +8,14 @@ from checks.pagefinding.generated import GeneratedSite, Graph
 def site(
     links: dict[int, list[tuple[int, str]]], texts: dict[int, str], n: int | None = None
 ) -> GeneratedSite:
-    """A site of nodes 0 … n-1: `links[node]` lists (target, label), `texts[node]` its words."""
+    """A site of nodes 0 … n-1: `links[node]` lists (target, label), `texts[node]` its words (without its
+    link texts, so that each test says exactly what a page holds)."""
     size = n or 1 + max([*links, *texts, *(t for targets in links.values() for t, _ in targets)])
     out = [[target for target, _ in links.get(node, [])] for node in range(size)]
     labels = [[tuple(label.split()) for _, label in links.get(node, [])] for node in range(size)]
     page_texts = [tuple(texts.get(node, f"filler{node}").split()) for node in range(size)]
-    return GeneratedSite(Graph(texts=page_texts, out=out, labels=labels, topics=[0] * size, vocabulary=[]))
+    graph = Graph(texts=page_texts, out=out, labels=labels, topics=[0] * size, vocabulary=[], link_text_in_page=False)
+    return GeneratedSite(graph)
 
 
 def star() -> GeneratedSite:
