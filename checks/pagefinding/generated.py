@@ -107,7 +107,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     for k in range(n):
         own = topic_lists[topics[k]]
 
-        def draw() -> str:
+        def draw(own: list[str] = own) -> str:
             if rng.random() < params.topic_share:
                 return rng.choices(own, cum_weights=topic_cum)[0]
             return rng.choices(general, cum_weights=general_cum)[0]
