@@ -81,3 +81,11 @@ def test_optimal_path_is_known_on_a_generated_site():
     path = env.shortest_path(150)
     assert path[0] == 0 and path[-1] == 150
     assert all(b in graph.out[a] for a, b in zip(path, path[1:], strict=False))
+
+
+def test_a_generated_page_holds_its_own_words_and_its_link_texts():
+    graph = generate(GraphParameters(n=50), random.Random(7))
+    page = GeneratedSite(graph).download(0)
+    assert page.terms[: len(graph.texts[0])] == graph.texts[0]
+    assert set(word for label in graph.labels[0] for word in label) <= page.term_set
+    assert [link.target for link in page.links] == graph.out[0]
