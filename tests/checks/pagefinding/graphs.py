@@ -14,7 +14,9 @@ def site(
     out = [[target for target, _ in links.get(node, [])] for node in range(size)]
     labels = [[tuple(label.split()) for _, label in links.get(node, [])] for node in range(size)]
     page_texts = [tuple(texts.get(node, f"filler{node}").split()) for node in range(size)]
-    graph = Graph(texts=page_texts, out=out, labels=labels, topics=[0] * size, vocabulary=[], link_text_in_page=False)
+    graph = Graph(
+        texts=page_texts, out=out, labels=labels, topics=[0] * size, vocabulary=[], link_text_in_page=False
+    )
     return GeneratedSite(graph)
 
 
