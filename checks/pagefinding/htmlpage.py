@@ -77,7 +77,7 @@ class ReadPage:
     search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
 
 
-def _is_page_url(url: str) -> bool:
+def is_page_url(url: str) -> bool:
     path = url.split("?", 1)[0].lower()
     return not path.endswith(NOT_PAGES)
 
@@ -139,7 +139,7 @@ def read_page(root, *, url: str) -> ReadPage:
 
 def _emit(page: ReadPage, blocks, anchor: list[str], href: str, url: str) -> None:
     target = normalize_url(href, url)
-    if target and _is_page_url(target):
+    if target and is_page_url(target):
         link = PageLink(target, " ".join(" ".join(anchor).split()))
         page.links.append(link)
         if blocks:

@@ -15,10 +15,11 @@ from sites.crawler.urls import normalize_url
 from sites.http import Fetcher, FetchPolicy, RobotsRules, parse_robots, robots_url
 
 from .environment import Environment, Link, Node, Page
-from .htmlpage import _is_page_url, link_terms, read_page
-from .text import terms
+from .htmlpage import is_page_url, link_terms, read_page
+from .text import terms, url_terms
 
 MAX_SITEMAP_URLS = 50_000
+MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After ends in a failed download instead
 
 
 class StartError(Exception):
@@ -109,6 +110,11 @@ class LiveSite(Environment):
         if self.robots is not None and not self.robots.allowed(url):
             return None, "disallowed by robots.txt"
         result = self._polite_fetch(url)
+        if result.status in (429, 503):
+            # Asked to slow down: wait as told (capped), then ask once more; the refused fetch counts too.
+            self.count_fetch(url, ok=False, note=f"HTTP {result.status}, retried")
+            time.sleep(min(result.retry_after if result.retry_after is not None else 5.0, MAX_RETRY_WAIT))
+            result = self._polite_fetch(url)
         self.final_urls[node] = result.final_url
         if not result.ok:
             return None, result.error or "no answer"
@@ -180,11 +186,9 @@ class LiveSite(Environment):
             if (
                 url
                 and self.on_site(url)
-                and _is_page_url(url)
+                and is_page_url(url)
                 and (self.robots is None or self.robots.allowed(url))
             ):
-                from .text import url_terms
-
                 links.append(Link(target=url, label=(), text="", url_terms=url_terms(url)))
         return links
 

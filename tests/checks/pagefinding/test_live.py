@@ -6,6 +6,7 @@ import random
 import socket
 
 import pytest
+from werkzeug import Response
 
 from checks.pagefinding.algorithms import search
 from checks.pagefinding.live import LiveSettings, LiveSite, StartError
@@ -114,3 +115,19 @@ def test_binary_and_malformed_pages_are_downloads_that_yield_no_links(httpserver
     assert notes[httpserver.url_for("/blob")].startswith("not HTML")
     assert notes[httpserver.url_for("/broken.html")] == "HTTP 200"  # read despite its broken markup
     assert result.found != httpserver.url_for("/blob")
+
+
+def test_a_page_answering_429_is_asked_again_after_retry_after_and_both_fetches_count(httpserver):
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml").respond_with_data("", status=404)
+    httpserver.expect_request("/").respond_with_data(
+        "<title>Home</title><a href='/tax.html'>tax form</a>", content_type=HTML
+    )
+    answers = [
+        Response("", status=429, headers={"Retry-After": "0"}),
+        Response("<title>Tax form</title><p>tax form</p>", content_type=HTML),
+    ]
+    httpserver.expect_request("/tax.html").respond_with_handler(lambda request: answers.pop(0))
+    _, result = find(httpserver.url_for("/"), "tax form")
+    assert result.found == httpserver.url_for("/tax.html")
+    assert result.downloads == len(requested(httpserver)) == 5
