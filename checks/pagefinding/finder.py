@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
+from .text import terms
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
 K1 = 1.2
@@ -32,6 +33,9 @@ MIN_PATIENCE = 10
 UNSURE_PATIENCE = 25
 # A page linked from several seen pages is likelier a hub; no bonus measured best on generated graphs.
 HUB_BONUS = 0.0
+# An HTML index or site map lists the site's pages with their titles: one download that shows many links.
+INDEX_LABELS = frozenset(terms("index site map sitemap contents"))
+INDEX_BONUS = 1.0  # test bed, 36 targets: 0.86 accuracy, median 10 downloads without; 0.89, 8.5 with
 
 
 @dataclass
@@ -43,6 +47,7 @@ class Candidate:
     inherited: float
     tf: dict[str, float] = field(default_factory=dict)  # weighted term frequency of query terms
     in_links: int = 1
+    index_page: bool = False  # a link reading "Index", "Site map", "Contents": a page that lists the site
 
 
 class BestFirst:
@@ -109,6 +114,7 @@ class BestFirst:
             text
             + INHERIT * candidate.inherited
             + HUB_BONUS * math.log(candidate.in_links)
+            + (INDEX_BONUS if candidate.index_page else 0.0)
             - DEPTH_PENALTY * candidate.depth
         )
 
@@ -126,9 +132,10 @@ class BestFirst:
                         tf[word] += FIELD_WEIGHTS[name]
             known = self.frontier.get(link.target)
             if known is None:
-                self.frontier[link.target] = Candidate(
+                known = self.frontier[link.target] = Candidate(
                     link.target, node, link, depth + 1, handed_down, dict(tf)
                 )
+                known.index_page = bool(link.label) and set(link.label) <= INDEX_LABELS
                 continue
             # Several links to one page: each term counts its strongest mention, the best parent is kept.
             known.in_links += 1
