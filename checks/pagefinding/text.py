@@ -13,7 +13,7 @@ from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
 # Letters and digits, keeping inner apostrophes and hyphens out: "e-mail" gives "e" and "mail" as a search
 # engine's tokenizer would; the stop-word list holds contractions ("don't"), matched before splitting them.
 # Version and section numbers stay whole ("2.2.11", "53.56"): split, their parts would match any other.
-_WORD = re.compile(r"\d+(?:\.\d+)+|[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+_WORD = re.compile(r"\d+(?:\.\d+)+|[^\W_]+(?:_[^\W_]+)+|[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 
 # The `stop-words` package's English list was tried first: it holds every two-letter country code ("pg",
 # "de"), which are words in technical documentation.
@@ -31,10 +31,15 @@ def is_stop_word(word: str) -> bool:
 
 
 def terms(text: str) -> tuple[str, ...]:
-    """The stemmed, stop-word-free terms of `text`, in order, repeats kept."""
+    """The stemmed, stop-word-free terms of `text`, in order, repeats kept. An identifier joined by
+    underscores ("dblink_get_connections") gives itself whole, then its words."""
     out = []
     for match in _WORD.finditer(text.lower()):
         word = match.group()
+        if "_" in word:
+            out.append(word)
+            out.extend(terms(word.replace("_", " ")))
+            continue
         if word in _STOP_WORDS or len(word) > 40:
             continue
         out.append(word if word[0].isdigit() else _stem(word.replace("'", "")))

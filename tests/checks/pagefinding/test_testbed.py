@@ -47,5 +47,5 @@ def test_sampled_pages_of_three_documentation_sites_are_found_within_the_budget(
                 outcomes.append((found == url, result.downloads))
     accuracy = sum(hit for hit, _ in outcomes) / len(outcomes)
     assert len(outcomes) >= 12
-    assert accuracy >= 0.75, outcomes
+    assert accuracy >= 0.85, outcomes
     assert statistics.median(d for _, d in outcomes) <= 20, outcomes
