@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, env_str
+from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, env_sigmas, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("WEBAUDIT_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -239,6 +239,16 @@ WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimu
 WEBAUDIT_SOFT404_MODEL = env_str(
     "WEBAUDIT_SOFT404_MODEL", ""
 )  # default: the model shipped in checks/soft404/data
+
+# Decay (docs/decay.md). The success probabilities σ a decay run computes, the first being the one pages are
+# listed and ranked by (the paper's 0.1; the others are its Figure 1's); the walks per page of the walk method
+# (the paper's 300: ±0.08 at 95% confidence); and the pages a run may fetch beyond its crawl.
+WEBAUDIT_DECAY_SIGMAS = env_sigmas("WEBAUDIT_DECAY_SIGMAS", (0.1, 0.2, 0.33, 0.5))
+WEBAUDIT_DECAY_WALKS = env_int("WEBAUDIT_DECAY_WALKS", 300, minimum=1)
+WEBAUDIT_DECAY_MAX_FETCHES = env_int("WEBAUDIT_DECAY_MAX_FETCHES", 5000, minimum=0)
+# Analyses that add columns to every page of a crawl's report (JSON and CSV), named here so that the sites app
+# never imports them (sites/services/reports.py, report_page_extensions).
+WEBAUDIT_REPORT_PAGE_EXTENSIONS = ["checks.decay.report:page_decay"]
 
 LOGGING = {
     "version": 1,
