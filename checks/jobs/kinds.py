@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 
 # Every kind, by name: the `JobKind` its package defines (loaded on first use, so no package is imported
 # before it is needed and adding a kind edits only this table).
-KIND_PATHS: dict[str, str] = {"decay": "checks.decay.job:KIND", "ce": "mwim.job:KIND"}
+KIND_PATHS: dict[str, str] = {
+    "decay": "checks.decay.job:KIND",
+    "findpage": "checks.pagefinding.job:KIND",
+    "ce": "mwim.job:KIND",
+}
 
 
 @dataclass(frozen=True)

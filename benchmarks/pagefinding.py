@@ -1,0 +1,223 @@
+"""Page finding on the lost sheep paper's generated graphs (its appendix tables, side by side with ours)
+and on the test bed's documentation sites.
+
+    .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
+    .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
+
+Every run draws one graph, one target and one query (seeded), and runs every algorithm on it (paired).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pagefinding_paper import PAPER  # noqa: E402
+
+from checks.pagefinding.algorithms import search  # noqa: E402
+from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
+
+# Rows as the paper names them: (row, algorithm, states); threshold-free rows are run once per graph.
+THRESHOLD_FREE = [
+    ("OPTIMAL", "OPTIMAL", 0),
+    ("FOCUSED", "FOCUSED", 0),
+    ("RW", "RW", 0),
+    ("BESTFIRST", "BESTFIRST", 0),
+]
+WITH_THRESHOLD = (
+    [(name, name, 0) for name in ("SIM", "DEG", "SIMDEG", "A*")]
+    + [(f"LS S={s}", "LS", s) for s in (3, 100, 200, 400)]
+    + [(f"LS2F S={s}", "LS2F", s) for s in (100, 200, 400)]
+)
+# HMM and HMM2F classify every node; the threshold does not enter them, so they run once per graph.
+CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
+    (f"HMM2F S={s}", "HMM2F", s) for s in (100, 200, 400)
+]
+
+
+def run_generated(sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str]) -> dict:
+    """{(threshold or None, row): {N: [(hit, downloads), ...]}}"""
+    results: dict = {}
+    for n in sizes:
+        started = time.monotonic()
+        for run in range(runs):
+            rng = random.Random(f"{seed}-{n}-{run}")
+            params = GraphParameters(n=n)
+            graph = generate(params, rng)
+            target = rng.randrange(1, n)
+            query = make_query(graph, target, params, rng)
+            jobs = [(None, row, name, states) for row, name, states in THRESHOLD_FREE + CLASSIFIERS]
+            jobs += [(t, row, name, states) for t in thresholds for row, name, states in WITH_THRESHOLD]
+            for threshold, row, name, states in jobs:
+                if row in skip or name in skip:
+                    continue
+                result = search(
+                    GeneratedSite(graph),
+                    query,
+                    name,
+                    threshold=threshold or 0.75,
+                    states=states or 100,
+                    rng=random.Random(f"{seed}-{n}-{run}-{row}"),
+                    target=target,
+                    size_hint=n,
+                )
+                results.setdefault((threshold, row), {}).setdefault(n, []).append(
+                    (result.found == target, result.downloads)
+                )
+            if (run + 1) % 10 == 0:
+                print(f"N={n}: {run + 1}/{runs} runs, {time.monotonic() - started:.0f} s", file=sys.stderr)
+    return results
+
+
+def noise(p: float, runs: int) -> float:
+    """Two standard errors of an accuracy measured over `runs` runs (binomial), floor of one run."""
+    return max(2 * math.sqrt(max(p * (1 - p), 0.25 / runs) / runs), 1 / runs)
+
+
+def paper_row(threshold, row):
+    if (threshold, row) in PAPER:
+        return PAPER[(threshold, row)]
+    for (t, r), figures in PAPER.items():
+        if r == row and (threshold is None or t is None):
+            return figures
+    return None
+
+
+def table(results: dict, sizes: list[int], thresholds: list[float]) -> str:
+    lines = []
+    sections = [
+        ("no threshold", None, [r for r, _, _ in THRESHOLD_FREE]),
+        ("classifiers (every node; the threshold does not enter)", None, [r for r, _, _ in CLASSIFIERS]),
+    ]
+    sections += [(f"threshold {t}", t, [r for r, _, _ in WITH_THRESHOLD]) for t in thresholds]
+    header = "| algorithm | " + " | ".join(f"N={n} paper Ac / D | N={n} ours Ac / D" for n in sizes) + " |"
+    rule = "| --- |" + " --- | --- |" * len(sizes)
+    for title, threshold, rows in sections:
+        lines += ["", f"**{title}**", "", header, rule]
+        for row in rows:
+            if (threshold, row) not in results:
+                continue
+            cells = []
+            for n in sizes:
+                outcomes = results[(threshold, row)].get(n, [])
+                if not outcomes:
+                    cells += ["", ""]
+                    continue
+                acc = sum(hit for hit, _ in outcomes) / len(outcomes)
+                downloads = statistics.mean(d for _, d in outcomes)
+                paper = paper_row(
+                    threshold if threshold is not None else (0.25 if row.startswith("HMM") else None), row
+                )
+                if paper and n in paper:
+                    p_acc, p_d = paper[n]
+                    mark = (
+                        " ≠" if abs(acc - p_acc) > noise(p_acc, len(outcomes)) + noise(p_acc, 150) / 2 else ""
+                    )
+                    cells.append(f"{p_acc:.2f} / {p_d:g}")
+                    cells.append(f"{acc:.2f} / {downloads:.1f}{mark}")
+                else:
+                    cells += ["—", f"{acc:.2f} / {downloads:.1f}"]
+            lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str], seed: int) -> dict:
+    """Targets sampled from the test bed's ground truth; the query is the target's title, less the words of
+    the site's home title; the search starts at the root with `budget` downloads."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    from checks.pagefinding.live import LiveSettings, LiveSite
+    from checks.pagefinding.text import query_terms
+    from tests.checks.pagefinding.testbed import fetch_title, sample_targets, title_query
+
+    out: dict = {}
+    for port in ports:
+        home = fetch_title(f"http://127.0.0.1:{port}/")
+        for url in sample_targets(port, per_site, seed):
+            query = title_query(fetch_title(url), home)
+            if not query_terms(query):
+                continue
+            for name in algorithms:
+                env = LiveSite(
+                    f"http://127.0.0.1:{port}/",
+                    LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
+                    max_downloads=budget,
+                )
+                try:
+                    env.open()
+                    result = search(env, query_terms(query), name, rng=random.Random(seed), query_text=query)
+                finally:
+                    env.close()
+                hit = result.found is not None and env.final_urls.get(result.found, result.found) == url
+                out.setdefault(name, {}).setdefault(port, []).append((hit, result.downloads, url, query))
+    return out
+
+
+def live_table(results: dict) -> str:
+    lines = [
+        "| algorithm | site | targets | accuracy | median downloads | mean downloads |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, by_port in results.items():
+        every = [o for outcomes in by_port.values() for o in outcomes]
+        for port, outcomes in [*by_port.items(), ("all", every)]:
+            acc = sum(o[0] for o in outcomes) / len(outcomes)
+            downloads = [o[1] for o in outcomes]
+            lines.append(
+                f"| {name} | {port} | {len(outcomes)} | {acc:.2f} | {statistics.median(downloads):g} | "
+                f"{statistics.mean(downloads):.1f} |"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--runs", type=int, default=150, help="runs per cell (the paper's 150)")
+    parser.add_argument("--thresholds", default="0.25,0.75")
+    parser.add_argument("--skip", default="", help="rows or algorithms to leave out, comma-separated")
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
+    parser.add_argument("--ports", default="8101,8102,8103")
+    parser.add_argument("--per-site", type=int, default=30)
+    parser.add_argument("--budget", type=int, default=100)
+    parser.add_argument("--algorithms", default="BESTFIRST,LS2F,SIM")
+    parser.add_argument("--json", help="write the raw outcomes here")
+    args = parser.parse_args()
+    started = time.monotonic()
+    if args.live:
+        results = run_live(
+            [int(p) for p in args.ports.split(",")],
+            args.per_site,
+            args.budget,
+            args.algorithms.split(","),
+            int(args.seed),
+        )
+        print(live_table(results))
+        raw = {name: {str(p): o for p, o in by_port.items()} for name, by_port in results.items()}
+    else:
+        sizes = [int(n) for n in args.sizes.split(",")]
+        thresholds = [float(t) for t in args.thresholds.split(",")]
+        results = run_generated(
+            sizes, args.runs, thresholds, args.seed, set(filter(None, args.skip.split(",")))
+        )
+        print(table(results, sizes, thresholds))
+        raw = {f"{t}|{row}": {str(n): o for n, o in cells.items()} for (t, row), cells in results.items()}
+    print(f"\n{time.monotonic() - started:.0f} s; load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(json.dumps(raw))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,130 @@
+"""The paper's learning-automaton classifiers and the lost sheep built on them: HMM and HMM2F download the
+whole graph and classify every node; LS and LS2F release one automaton (a sheep) per link, read the link
+text first and download the page only if the sheep survives it (Goodwin, "the lost sheep")."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+
+from .baselines import Settings, _best
+from .environment import Environment, Link, Node
+
+
+class Sheep:
+    """A two-action Tsetlin automaton with `states` states: state 0 is the beginning state B, `states - 1`
+    the quit state Q. A word of the query moves it towards B, any other word towards Q; it returns (quits)
+    on reaching Q. Its duration f is the number of words it compared, t. The twofold variant moves S/2
+    states on its first comparison, S/4 on its second and so on down to one (Granmo and Oommen)."""
+
+    __slots__ = ("state", "t", "quit", "twofold", "query")
+
+    def __init__(self, states: int, query: frozenset[str], twofold: bool) -> None:
+        self.state = 0
+        self.t = 0
+        self.quit = max(1, states - 1)
+        self.twofold = twofold
+        self.query = query
+
+    @property
+    def returned(self) -> bool:
+        return self.state >= self.quit
+
+    def read(self, words: Iterable[str]) -> bool:
+        """Compare words until the sheep returns; True while it is still out."""
+        quit, query = self.quit, self.query
+        for word in words:
+            step = max(1, (self.quit + 1) >> (self.t + 1)) if self.twofold else 1
+            self.t += 1
+            if word in query:
+                self.state = max(0, self.state - step)
+            else:
+                self.state += step
+                if self.state >= quit:
+                    self.state = quit
+                    return False
+        return True
+
+
+def _classify_all(env: Environment, query: tuple[str, ...], s: Settings, twofold: bool) -> Node | None:
+    """Download every node reachable from the start (breadth first) and answer the one whose automaton,
+    fed the link text it was reached by and then its text, stays out longest."""
+    wanted = frozenset(query)
+    queue: deque[tuple[Node, Link | None, Node | None]] = deque([(env.start, None, None)])
+    seen = {env.start}
+    scored: list[tuple[float, Node]] = []
+    while queue:
+        node, link, parent = queue.popleft()
+        page = env.download(node, via=(parent, link) if link is not None else None)
+        if page is None:
+            continue
+        sheep = Sheep(s.states, wanted, twofold)
+        if link is None or sheep.read(link.label):
+            sheep.read(page.terms)
+        scored.append((sheep.t, node))
+        for child in page.links:
+            if child.target not in seen:
+                seen.add(child.target)
+                queue.append((child.target, child, node))
+    best = _best(scored, s.rng)
+    return None if best is None else best[1]
+
+
+def hmm(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
+    return _classify_all(env, query, s, twofold=False)
+
+
+def hmm2f(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
+    return _classify_all(env, query, s, twofold=True)
+
+
+def _lost_sheep(env: Environment, query: tuple[str, ...], s: Settings, twofold: bool) -> Node | None:
+    """The herder at a node releases one sheep per link. A sheep reads the link text; if it is still out it
+    downloads the page and reads its text. The sheep out longest is the lost sheep: when its share of all
+    the sheep's durations reaches the threshold the search ends, otherwise the herder moves there and
+    releases a new herd, at most `max_depth` times. The answer is the longest-out sheep of all the herds."""
+    wanted = frozenset(query)
+    herder, page = env.start, env.download(env.start)
+    answer: Node | None = None
+    longest = -1.0  # the herder knows every sheep's find: the answer is the longest-out sheep of any herd
+    been = {herder}
+    for _ in range(s.max_depth):
+        herd: list[tuple[float, Node]] = []
+        for link in page.links if page else []:
+            if link.target in been:
+                continue
+            sheep = Sheep(s.states, wanted, twofold)
+            if sheep.read(link.label):
+                child = env.download(link.target, via=(herder, link))
+                if child is not None:
+                    sheep.read(child.terms)
+            herd.append((sheep.t, link.target))
+        lost = _best(herd, s.rng)
+        if lost is None:
+            break
+        if lost[0] > longest:
+            longest, answer = lost[0], lost[1]
+        total = sum(duration for duration, _ in herd)
+        if total and lost[0] / total >= s.threshold:
+            return answer
+        next_page = env.download(lost[1], via=(herder, _link_to(page, lost[1])))
+        if next_page is None:
+            break
+        herder, page = lost[1], next_page
+        been.add(herder)
+    return answer
+
+
+def _link_to(page, node: Node) -> Link:
+    for link in page.links:
+        if link.target == node:
+            return link
+    return Link(target=node, label=())
+
+
+def lost_sheep(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
+    return _lost_sheep(env, query, s, twofold=False)
+
+
+def lost_sheep_twofold(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
+    return _lost_sheep(env, query, s, twofold=True)

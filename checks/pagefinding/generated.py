@@ -1,0 +1,213 @@
+"""The paper's generated web sites: an evolving copy model with Zipf degrees, node text from a topic
+vocabulary, edge labels drawn from the target node's words with probability α, and a query drawn likewise.
+
+Every choice the paper leaves open is a field of `GraphParameters` and is written down in
+docs/pagefinding.md. The words are synthetic (the paper's Norwegian LOS keywords are not available): they
+are already terms, so stemming and stop-word removal leave them as they are.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from itertools import accumulate
+
+from .environment import Environment, Link, Node, Page
+
+_CONSONANTS = "bcdfghjklmnprstvz"
+_VOWELS = "aeiou"
+
+
+@dataclass(frozen=True)
+class GraphParameters:
+    n: int = 1000
+    alpha: float = 0.75  # a label word (and a query word) comes from the target node's words
+    topics: int = 50
+    topic_words: int = 400
+    general_words: int = 600
+    text_length: tuple[int, int] = (10, 40)  # words of a node, uniform
+    keywords: tuple[int, int] | None = None  # a node's text repeats this many keywords of its own
+    topic_share: float = 0.8  # a node word comes from the node's topic, else from the general words
+    word_zipf: float = 1.0  # word frequency within a word list ~ 1 / rank^s
+    degree_zipf: float = 1.2  # in-degree d of a new node: P(d) ~ d^-γ on 1 … max_degree
+    max_degree: int = 60  # with γ = 1.2: 8-9 links a page on average, 11% of pages without links
+    copy_probability: float = 0.5  # a new node's i-th in-link is copied from its prototype's i-th
+    topic_inheritance: float = 0.8  # a new node takes its prototype's topic
+    same_topic_link: float = 0.8  # an uncopied in-link comes from a node of the same topic
+    # A new node also gets a link from the start (a home page or site map) with this probability; the
+    # default puts OPTIMAL's path length where the paper's table has it (2.0-2.9 downloads).
+    start_link_share: float = 0.0
+    label_length: tuple[int, int] = (1, 3)
+    query_length: int = 5
+
+
+@dataclass
+class Graph:
+    texts: list[tuple[str, ...]]
+    out: list[list[int]]
+    labels: list[list[tuple[str, ...]]]  # parallel to out
+    topics: list[int]
+    vocabulary: list[str]
+    # A page's text holds its link texts, as an HTML page's does (and as live pages are read).
+    link_text_in_page: bool = True
+    # Pages as read, shared by every search over this graph (a benchmark runs many on one graph).
+    pages: dict[int, Page] = field(default_factory=dict)
+
+
+def _words(count: int, rng: random.Random, taken: set[str]) -> list[str]:
+    words: list[str] = []
+    while len(words) < count:
+        syllables = rng.randint(2, 4)
+        word = "".join(rng.choice(_CONSONANTS) + rng.choice(_VOWELS) for _ in range(syllables))
+        if word not in taken:
+            taken.add(word)
+            words.append(word)
+    return words
+
+
+def _zipf_weights(count: int, exponent: float) -> list[float]:
+    return list(accumulate(1.0 / (rank**exponent) for rank in range(1, count + 1)))
+
+
+def generate(params: GraphParameters, rng: random.Random) -> Graph:
+    """A site of `params.n` nodes; node 0 is the start, and every node is reachable from it."""
+    taken: set[str] = set()
+    general = _words(params.general_words, rng, taken)
+    topic_lists = [_words(params.topic_words, rng, taken) for _ in range(params.topics)]
+    topic_cum = _zipf_weights(params.topic_words, params.word_zipf)
+    general_cum = _zipf_weights(params.general_words, params.word_zipf)
+    degree_cum = _zipf_weights(params.max_degree, params.degree_zipf)
+    n = params.n
+    topics = [0] * n
+    parents: list[list[int]] = [[] for _ in range(n)]
+    by_topic: dict[int, list[int]] = {}
+    topics[0] = rng.randrange(params.topics)
+    by_topic.setdefault(topics[0], []).append(0)
+    for k in range(1, n):
+        prototype = rng.randrange(k)
+        topic = topics[prototype] if rng.random() < params.topic_inheritance else rng.randrange(params.topics)
+        topics[k] = topic
+        degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
+        chosen: list[int] = []
+        for i in range(degree):
+            if rng.random() < params.copy_probability and i < len(parents[prototype]):
+                source = parents[prototype][i]
+            elif rng.random() < params.same_topic_link and by_topic.get(topic):
+                source = rng.choice(by_topic[topic])
+            else:
+                source = rng.randrange(k)
+            if source not in chosen:
+                chosen.append(source)
+        if k > 1 and 0 not in chosen and rng.random() < params.start_link_share:
+            chosen.append(0)
+        parents[k] = chosen
+        by_topic.setdefault(topic, []).append(k)
+    texts = []
+    for k in range(n):
+        own = topic_lists[topics[k]]
+
+        def draw(own: list[str] = own) -> str:
+            if rng.random() < params.topic_share:
+                return rng.choices(own, cum_weights=topic_cum)[0]
+            return rng.choices(general, cum_weights=general_cum)[0]
+
+        length = rng.randint(*params.text_length)
+        if params.keywords is None:
+            texts.append(tuple(draw() for _ in range(length)))
+        else:
+            # The node's own few keywords, repeated through its text (the paper's pages are made of keywords).
+            keywords = [draw() for _ in range(rng.randint(*params.keywords))]
+            texts.append(tuple(rng.choice(keywords) for _ in range(length)))
+    vocabulary = general + [word for words in topic_lists for word in words]
+    out: list[list[int]] = [[] for _ in range(n)]
+    labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
+    for k in range(1, n):
+        for source in parents[k]:
+            out[source].append(k)
+            labels[source].append(_label(texts[k], vocabulary, params, rng))
+    return Graph(texts=texts, out=out, labels=labels, topics=topics, vocabulary=vocabulary)
+
+
+def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters, rng: random.Random):
+    # Like the query, a label draws from the node's distinct words: "words within the node" in the paper.
+    own = set(text)
+    distinct = sorted(own)
+    words = []
+    for _ in range(rng.randint(*params.label_length)):
+        if rng.random() < params.alpha:
+            words.append(rng.choice(distinct))
+        else:
+            while (word := rng.choice(vocabulary)) in own:
+                pass
+            words.append(word)
+    return tuple(words)
+
+
+def make_query(graph: Graph, target: int, params: GraphParameters, rng: random.Random) -> tuple[str, ...]:
+    """`params.query_length` distinct words: from the target's words with probability α, else from the
+    words of other nodes that the target does not hold."""
+    own = sorted(set(graph.texts[target]))
+    query: list[str] = []
+    for _ in range(params.query_length * 20):
+        if len(query) == params.query_length:
+            break
+        if rng.random() < params.alpha:
+            word = rng.choice(own)
+        else:
+            other = rng.randrange(len(graph.texts))
+            word = rng.choice(graph.texts[other])
+            if word in own:
+                continue
+        if word not in query:
+            query.append(word)
+    return tuple(query)
+
+
+class GeneratedSite(Environment):
+    def __init__(self, graph: Graph, *, max_downloads: int | None = None) -> None:
+        super().__init__(0, max_downloads=max_downloads)
+        self.graph = graph
+        # A page's text holds its link texts, as an HTML page does (and as live pages are read).
+        self.link_text_in_page = True
+
+    @property
+    def size(self) -> int:
+        return len(self.graph.texts)
+
+    def _fetch(self, node: Node) -> tuple[Page | None, str]:
+        index = int(node)  # type: ignore[call-overload]
+        page = self.graph.pages.get(index)
+        if page is None:
+            graph = self.graph
+            links = [
+                Link(target=target, label=label, text=" ".join(label))
+                for target, label in zip(graph.out[index], graph.labels[index], strict=True)
+            ]
+            words = graph.texts[index]
+            if graph.link_text_in_page:
+                words += tuple(word for label in graph.labels[index] for word in label)
+            page = graph.pages[index] = Page(node=index, terms=words, links=links)
+        return page, ""
+
+    def shortest_path(self, target: int) -> list[int]:
+        """The shortest start … target path, from perfect knowledge of the graph (for OPTIMAL)."""
+        parent: dict[int, int | None] = {0: None}
+        queue = deque([0])
+        while queue:
+            node = queue.popleft()
+            if node == target:
+                break
+            for child in self.graph.out[node]:
+                if child not in parent:
+                    parent[child] = node
+                    queue.append(child)
+        if target not in parent:
+            return []
+        path = [target]
+        while (up := parent[path[-1]]) is not None:
+            path.append(up)
+        return path[::-1]
+
+    def label(self, node: Node) -> str:
+        return f"p{node}"

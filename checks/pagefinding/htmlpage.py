@@ -1,0 +1,159 @@
+"""A downloaded HTML page as a page finder reads it, in one pass over the parsed tree: its title, its
+visible text, and each link with its text, the text of the block around it and its URL's words."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import lxml.etree
+
+from sites.crawler.urls import normalize_url
+
+from .text import terms, url_terms
+
+_SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+# The innermost of these around a link gives its surrounding text (Pant and Srinivasan's link context).
+_BLOCKS = frozenset(
+    {
+        "p",
+        "li",
+        "td",
+        "th",
+        "dd",
+        "dt",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "caption",
+        "figcaption",
+        "blockquote",
+        "label",
+    }
+)
+MAX_CONTEXT_CHARS = 300
+# Links to these are not pages: downloading them would spend the budget on nothing a reader wants.
+NOT_PAGES = (
+    ".txt",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".svg",
+    ".css",
+    ".js",
+    ".zip",
+    ".gz",
+    ".bz2",
+    ".xz",
+    ".tar",
+    ".pdf",
+    ".epub",
+    ".ico",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".json",
+    ".xml",
+    ".rst",
+    ".py",
+)
+
+
+@dataclass
+class PageLink:
+    url: str
+    text: str
+    context: str = ""
+
+
+@dataclass
+class ReadPage:
+    title: str = ""
+    text: str = ""
+    links: list[PageLink] = field(default_factory=list)
+    search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
+
+
+def is_page_url(url: str) -> bool:
+    path = url.split("?", 1)[0].lower()
+    return not path.endswith(NOT_PAGES)
+
+
+def read_page(root, *, url: str) -> ReadPage:
+    """Title, text, links and GET search forms of a parsed page (lxml.etree root)."""
+    page = ReadPage()
+    title: list[str] = []
+    body: list[str] = []
+    skip = 0
+    anchor: list[str] | None = None
+    anchor_href = ""
+    anchor_element = None
+    blocks: list[tuple[list[str], list[PageLink]]] = []
+    form: tuple[str, str] | None = None
+    for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if event == "start":
+            if tag in _SKIP and tag != "head":
+                skip += 1
+            elif tag == "title" and element.text:
+                title.append(element.text)
+            elif tag == "a" and element.get("href"):
+                if anchor is not None:  # an anchor inside an unclosed one: the outer one ends here
+                    _emit(page, blocks, anchor, anchor_href, url)
+                anchor, anchor_href, anchor_element = [], element.get("href", ""), element
+            elif tag in _BLOCKS:
+                blocks.append(([], []))
+            elif tag == "form" and (element.get("method") or "get").lower() == "get":
+                form = (normalize_url(element.get("action") or url, url) or "", "")
+            elif tag == "input" and form is not None and not form[1]:
+                if (element.get("type") or "text").lower() in ("text", "search") and element.get("name"):
+                    form = (form[0], element.get("name", ""))
+            if not skip and element.text and tag != "title":
+                _add_text(element.text, body, anchor, blocks)
+            continue
+        if tag in _SKIP and tag != "head":
+            skip -= 1
+        elif tag == "a" and anchor is not None and element is anchor_element:
+            _emit(page, blocks, anchor, anchor_href, url)
+            anchor = None
+        elif tag in _BLOCKS and blocks:
+            pieces, links = blocks.pop()
+            context = " ".join(" ".join(pieces).split())[:MAX_CONTEXT_CHARS]
+            for link in links:
+                link.context = context
+            if blocks:
+                blocks[-1][0].extend(pieces)
+        elif tag == "form" and form is not None:
+            if form[0] and form[1]:
+                page.search_forms.append(form)
+            form = None
+        if not skip and element.tail:
+            _add_text(element.tail, body, anchor, blocks)
+    page.title = " ".join(" ".join(title).split())
+    page.text = " ".join(body)
+    return page
+
+
+def _emit(page: ReadPage, blocks, anchor: list[str], href: str, url: str) -> None:
+    target = normalize_url(href, url)
+    if target and is_page_url(target):
+        link = PageLink(target, " ".join(" ".join(anchor).split()))
+        page.links.append(link)
+        if blocks:
+            blocks[-1][1].append(link)
+
+
+def _add_text(text: str, body: list[str], anchor: list[str] | None, blocks) -> None:
+    body.append(text)
+    if anchor is not None:
+        anchor.append(text)
+    if blocks:
+        blocks[-1][0].append(text)
+
+
+def link_terms(link: PageLink) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(label, context, URL) terms of a link."""
+    return terms(link.text), terms(link.context), url_terms(link.url)

@@ -1,0 +1,59 @@
+"""Query and page text as terms: lower-cased words, English stop words removed (scikit-learn's list, the
+Glasgow IR group's), Snowball-stemmed (PyStemmer): the processing the paper applies to queries, labels and
+pages alike."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import Stemmer
+from sklearn.feature_extraction._stop_words import ENGLISH_STOP_WORDS
+
+# Letters and digits, keeping inner apostrophes and hyphens out: "e-mail" gives "e" and "mail" as a search
+# engine's tokenizer would; the stop-word list holds contractions ("don't"), matched before splitting them.
+# Version and section numbers stay whole ("2.2.11", "53.56"): split, their parts would match any other.
+_WORD = re.compile(r"\d+(?:\.\d+)+|[^\W_]+(?:_[^\W_]+)+|[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+
+# The `stop-words` package's English list was tried first: it holds every two-letter country code ("pg",
+# "de"), which are words in technical documentation.
+_STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
+_stemmer = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return _stemmer.stemWord(word)
+
+
+def is_stop_word(word: str) -> bool:
+    return word.lower() in _STOP_WORDS
+
+
+def terms(text: str) -> tuple[str, ...]:
+    """The stemmed, stop-word-free terms of `text`, in order, repeats kept. An identifier joined by
+    underscores ("dblink_get_connections") gives itself whole, then its words."""
+    out = []
+    for match in _WORD.finditer(text.lower()):
+        word = match.group()
+        if "_" in word:
+            out.append(word)
+            out.extend(terms(word.replace("_", " ")))
+            continue
+        if word in _STOP_WORDS or len(word) > 40:
+            continue
+        out.append(word if word[0].isdigit() else _stem(word.replace("'", "")))
+    return tuple(out)
+
+
+def url_terms(url: str) -> tuple[str, ...]:
+    """Terms of a URL's path and query ("/docs/install-guide.html" gives "doc", "instal", "guid")."""
+    rest = url.split("://", 1)[-1]
+    path = rest.partition("/")[2]
+    path = re.sub(r"\.(s?html?|php|aspx?|jsp)\b", " ", path)
+    return terms(re.sub(r"[/_\-.?=&%+]", " ", path))
+
+
+def query_terms(query: str) -> tuple[str, ...]:
+    """The distinct terms of a query, in their first order; empty when it holds only stop words."""
+    return tuple(dict.fromkeys(terms(query)))

@@ -1,0 +1,37 @@
+"""A small town-hall site on pytest-httpserver, for the live-site tests."""
+
+from __future__ import annotations
+
+from pytest_httpserver import HTTPServer
+
+HTML = "text/html; charset=utf-8"
+
+
+def page(title: str, body: str) -> str:
+    return f"<html><head><title>{title}</title></head><body>{body}</body></html>"
+
+
+def serve_town_hall(server: HTTPServer, *, robots: str = "User-agent: *\nDisallow: /private/\n") -> str:
+    """/ → services → tax form; / → news; / → private (disallowed) copy of the tax form."""
+    pages = {
+        "/": page(
+            "Town hall",
+            "<p>Welcome.</p><ul><li><a href='/services.html'>Services</a> for residents</li>"
+            "<li><a href='/news.html'>News</a></li><li><a href='/private/tax.html'>Tax form</a></li></ul>",
+        ),
+        "/services.html": page(
+            "Services",
+            "<p>Parking, waste and tax.</p>"
+            "<p>Download the <a href='/tax-form.html'>income tax form</a> here.</p>"
+            "<a href='/parking.html'>Parking</a>",
+        ),
+        "/news.html": page("News", "<p>The mayor opened a bridge.</p>"),
+        "/parking.html": page("Parking permits", "<p>Apply for a parking permit.</p>"),
+        "/tax-form.html": page("Income tax form", "<p>The form for your income tax return.</p>"),
+        "/private/tax.html": page("Tax form", "<p>Secret income tax form.</p>"),
+    }
+    for path, html in pages.items():
+        server.expect_request(path).respond_with_data(html, content_type=HTML)
+    server.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
+    server.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
+    return server.url_for("/")

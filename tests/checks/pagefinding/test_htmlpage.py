@@ -1,0 +1,56 @@
+"""Reading a live page in one pass: links with their texts and surroundings, text without scripts."""
+
+from __future__ import annotations
+
+from checks.pagefinding.htmlpage import read_page
+from sites.crawler.parse import parse_document
+
+URL = "http://site.test/dir/page.html"
+
+
+def read(html: bytes):
+    root, error = parse_document(html)
+    assert root is not None, error
+    return read_page(root, url=URL)
+
+
+def test_links_carry_their_text_and_the_text_of_their_paragraph():
+    page = read(
+        b"<html><head><title>Town hall</title></head><body>"
+        b"<p>Find the <a href='contact.html'>address and phone</a> of the office here.</p>"
+        b"<ul><li><a href='/tax/'>Tax</a> forms for residents</li></ul></body></html>"
+    )
+    assert page.title == "Town hall"
+    first, second = page.links
+    assert first.url == "http://site.test/dir/contact.html"
+    assert first.text == "address and phone"
+    assert first.context == "Find the address and phone of the office here."
+    assert second.url == "http://site.test/tax/"
+    assert second.context == "Tax forms for residents"
+
+
+def test_script_and_style_text_is_not_page_text():
+    page = read(b"<html><body><script>var secret = 1;</script><style>p{}</style><p>visible</p></body></html>")
+    assert "secret" not in page.text
+    assert "visible" in page.text
+
+
+def test_links_to_files_that_are_not_pages_are_left_out():
+    page = read(
+        b"<body><a href='a.png'>pic</a><a href='_sources/x.txt'>source</a><a href='b.html'>b</a></body>"
+    )
+    assert [link.url for link in page.links] == ["http://site.test/dir/b.html"]
+
+
+def test_a_get_form_with_a_text_field_is_a_site_search():
+    page = read(
+        b"<body><form action='/search' method='get'><input type='text' name='q'></form>"
+        b"<form action='/login' method='post'><input name='user'></form></body>"
+    )
+    assert page.search_forms == [("http://site.test/search", "q")]
+
+
+def test_malformed_html_still_gives_its_links():
+    page = read(b"<p><a href='x.html'>unclosed <b>bold<p>next <a href=y.html>y")
+    # libxml2 nests the second anchor in the first: the first ends where the second begins.
+    assert [link.text for link in page.links] == ["unclosed bold next", "y"]

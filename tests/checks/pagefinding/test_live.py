@@ -1,0 +1,133 @@
+"""Searching a live site through the project's HTTP client: robots obeyed, every fetch counted."""
+
+from __future__ import annotations
+
+import random
+import socket
+
+import pytest
+from werkzeug import Response
+
+from checks.pagefinding.algorithms import search
+from checks.pagefinding.live import LiveSettings, LiveSite, StartError
+from checks.pagefinding.text import query_terms
+
+from .sites import HTML, serve_town_hall
+
+SETTINGS = LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0)
+
+
+def find(start: str, query: str, algorithm: str = "BESTFIRST", budget: int | None = 50):
+    env = LiveSite(start, SETTINGS, max_downloads=budget)
+    env.open()
+    try:
+        return env, search(env, query_terms(query), algorithm, rng=random.Random(0), query_text=query)
+    finally:
+        env.close()
+
+
+def requested(server) -> list[str]:
+    return [request.path for request, _ in server.log]
+
+
+def test_the_finder_follows_link_texts_to_the_page_and_counts_every_fetch(httpserver):
+    start = serve_town_hall(httpserver)
+    env, result = find(start, "income tax form")
+    assert result.found == httpserver.url_for("/tax-form.html")
+    assert result.path == [start, httpserver.url_for("/services.html"), httpserver.url_for("/tax-form.html")]
+    assert result.link_texts == ["Services", "income tax form"]
+    # robots.txt, the start, the sitemap (missing), services, the tax form: each fetch a download
+    assert result.downloads == len(requested(httpserver)) == 5
+    assert [entry.note for entry in result.log][:3] == ["robots.txt", "HTTP 200", "sitemap"]
+
+
+def test_pages_robots_txt_disallows_are_never_fetched(httpserver):
+    start = serve_town_hall(httpserver)
+    find(start, "secret tax form", budget=20)
+    assert "/private/tax.html" not in requested(httpserver)
+
+
+def test_the_paper_algorithms_run_on_a_live_site(httpserver):
+    start = serve_town_hall(httpserver)
+    for name in ("LS2F", "SIM", "HMM", "A*", "FOCUSED", "RW", "DEG", "SIMDEG", "LS", "HMM2F"):
+        env, result = find(start, "income tax form", name)
+        assert result.downloads == env.downloads >= 2, name
+
+
+def test_an_exhausted_budget_finds_nothing(httpserver):
+    start = serve_town_hall(httpserver)
+    _, result = find(start, "income tax form", budget=3)
+    assert result.found is None and result.exhausted
+    assert result.downloads == 3
+
+
+def test_a_start_that_redirects_off_the_site_is_refused(httpserver):
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/").respond_with_data(
+        "", status=302, headers={"Location": "http://127.0.0.2:9/"}
+    )
+    with pytest.raises(StartError, match="redirects off the site"):
+        LiveSite(httpserver.url_for("/"), SETTINGS).open()
+
+
+def test_an_unreachable_start_is_refused():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(StartError, match="could not be reached"):
+        LiveSite(f"http://127.0.0.1:{port}/", SETTINGS).open()
+
+
+def test_a_hostile_sitemap_expands_no_entity_and_adds_its_page_urls(httpserver):
+    start = serve_town_hall(httpserver)
+    httpserver.clear()
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>'
+        + start.encode()
+        + b"income-tax-form.html</loc></url><url><loc>&b;</loc></url></urlset>"
+    )
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
+    httpserver.expect_request("/sitemap.xml").respond_with_data(bomb, content_type="application/xml")
+    httpserver.expect_request("/").respond_with_data(
+        "<title>Home</title><p>nothing linked</p>", content_type=HTML
+    )
+    httpserver.expect_request("/income-tax-form.html").respond_with_data(
+        "<title>Income tax form</title><p>form</p>", content_type=HTML
+    )
+    _, result = find(start, "income tax form")
+    assert result.found == httpserver.url_for("/income-tax-form.html")
+    assert result.link_texts == ["(sitemap)"]
+
+
+def test_binary_and_malformed_pages_are_downloads_that_yield_no_links(httpserver):
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml").respond_with_data("", status=404)
+    httpserver.expect_request("/").respond_with_data(
+        "<title>Home</title><a href='/blob'>tax form</a><a href='/broken.html'>tax</a>", content_type=HTML
+    )
+    httpserver.expect_request("/blob").respond_with_data(
+        b"\x00\x01\xff" * 100, content_type="application/octet-stream"
+    )
+    httpserver.expect_request("/broken.html").respond_with_data(b"<p><b><i>tax <a href=", content_type=HTML)
+    _, result = find(httpserver.url_for("/"), "tax form", budget=10)
+    notes = {entry.node: entry.note for entry in result.log}
+    assert notes[httpserver.url_for("/blob")].startswith("not HTML")
+    assert notes[httpserver.url_for("/broken.html")] == "HTTP 200"  # read despite its broken markup
+    assert result.found != httpserver.url_for("/blob")
+
+
+def test_a_page_answering_429_is_asked_again_after_retry_after_and_both_fetches_count(httpserver):
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml").respond_with_data("", status=404)
+    httpserver.expect_request("/").respond_with_data(
+        "<title>Home</title><a href='/tax.html'>tax form</a>", content_type=HTML
+    )
+    answers = [
+        Response("", status=429, headers={"Retry-After": "0"}),
+        Response("<title>Tax form</title><p>tax form</p>", content_type=HTML),
+    ]
+    httpserver.expect_request("/tax.html").respond_with_handler(lambda request: answers.pop(0))
+    _, result = find(httpserver.url_for("/"), "tax form")
+    assert result.found == httpserver.url_for("/tax.html")
+    assert result.downloads == len(requested(httpserver)) == 5

@@ -1,0 +1,91 @@
+"""Text processing and the paper's generated sites."""
+
+from __future__ import annotations
+
+import random
+
+from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query
+from checks.pagefinding.text import query_terms, terms, url_terms
+
+
+def test_terms_drop_stop_words_and_stem():
+    assert terms("Contact us: the addresses and phone numbers") == ("contact", "address", "phone", "number")
+
+
+def test_version_numbers_stay_whole():
+    assert terms("Django 2.2.11 release notes") == ("django", "2.2.11", "releas", "note")
+
+
+def test_a_query_of_stop_words_only_has_no_terms():
+    assert query_terms("the and of which") == ()
+    assert query_terms("Tax tax FORM") == ("tax", "form")
+
+
+def test_url_terms_split_path_words_and_drop_the_extension():
+    assert url_terms("http://h/library/install-guide.html?q=Running") == (
+        "librari",
+        "instal",
+        "guid",
+        "q",
+        "run",
+    )
+
+
+def test_every_generated_node_is_reachable_from_the_start():
+    graph = generate(GraphParameters(n=500), random.Random(3))
+    seen, stack = {0}, [0]
+    while stack:
+        for child in graph.out[stack.pop()]:
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    assert len(seen) == 500
+
+
+def test_labels_draw_from_the_target_node_with_probability_alpha():
+    graph = generate(GraphParameters(n=1000), random.Random(4))
+    inside = total = 0
+    for source, targets in enumerate(graph.out):
+        for target, label in zip(targets, graph.labels[source], strict=True):
+            own = set(graph.texts[target])
+            inside += sum(word in own for word in label)
+            total += len(label)
+    # α = 0.75; a word drawn from the other words is never in the node by construction.
+    assert 0.72 < inside / total < 0.78
+
+
+def test_out_degrees_are_heavy_tailed():
+    graph = generate(GraphParameters(n=5000), random.Random(5))
+    degrees = sorted((len(out) for out in graph.out), reverse=True)
+    mean = sum(degrees) / len(degrees)
+    assert degrees[0] > 20 * mean
+    assert 5 < mean < 12
+
+
+def test_the_query_draws_from_the_target_with_probability_alpha():
+    params = GraphParameters(n=300)
+    inside = total = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        graph = generate(params, rng)
+        target = rng.randrange(1, params.n)
+        query = make_query(graph, target, params, rng)
+        inside += sum(word in set(graph.texts[target]) for word in query)
+        total += len(query)
+    assert 0.65 < inside / total < 0.85
+
+
+def test_optimal_path_is_known_on_a_generated_site():
+    graph = generate(GraphParameters(n=200), random.Random(6))
+    env = GeneratedSite(graph)
+    path = env.shortest_path(150)
+    assert path[0] == 0 and path[-1] == 150
+    assert all(b in graph.out[a] for a, b in zip(path, path[1:], strict=False))
+
+
+def test_a_generated_page_holds_its_own_words_and_its_link_texts():
+    graph = generate(GraphParameters(n=50), random.Random(7))
+    page = GeneratedSite(graph).download(0)
+    assert page.terms[: len(graph.texts[0])] == graph.texts[0]
+    assert set(word for label in graph.labels[0] for word in label) <= page.term_set
+    assert [link.target for link in page.links] == graph.out[0]
