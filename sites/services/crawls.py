@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django import db
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
@@ -21,7 +23,13 @@ from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
-from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
+from sites.services.frontier import (
+    frontier_claim,
+    frontier_record,
+    frontier_renew,
+    frontier_seed,
+    frontier_status,
+)
 from sites.services.retention import crawls_prune
 
 log = logging.getLogger(__name__)
@@ -107,6 +115,7 @@ def crawl_start(
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             settings=config.to_dict(),
             pages_queued=1,
+            internal_admitted=1,
         )
         frontier_seed(crawl=crawl, url=config.start_url)
         if enqueue:
@@ -114,12 +123,42 @@ def crawl_start(
     return crawl
 
 
-def crawl_enqueue(*, crawl: Crawl) -> None:
+def crawl_enqueue(*, crawl: Crawl) -> int:
+    """Hand the crawl to the workers: one task chain per lane, of a new generation, so that any chain still
+    around from before (a step message the broker kept after all) stops at its next step. Returns it."""
     from sites.tasks import crawl_step as crawl_step_task
 
+    generation = crawl_new_generation(crawl_id=crawl.pk)
     lanes = CrawlConfig.from_dict(crawl.settings).lanes
     for lane in range(lanes):
-        crawl_step_task.delay_on_commit(crawl.pk, lane)
+        crawl_step_task.delay_on_commit(crawl.pk, lane, generation, 1)
+    return generation
+
+
+def crawl_new_generation(*, crawl_id: int) -> int:
+    """Start a new generation of the crawl's task chains: steps of older ones stop at their next check."""
+    with transaction.atomic():
+        Crawl.objects.filter(pk=crawl_id).update(generation=F("generation") + 1, lane_steps={})
+        return Crawl.objects.filter(pk=crawl_id).values_list("generation", flat=True).get()
+
+
+def _step_begins(crawl_id: int, lane: int, generation: int | None, step: int | None) -> bool:
+    """Whether a step may run: the crawl is active, the step is of its current generation, and no step of
+    this lane numbered as high has started (a message delivered twice runs once). Records that it started."""
+    if generation is None or step is None:  # in-process runs, and messages from before generations
+        return Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE).exists()
+    with transaction.atomic():
+        rows = Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE, generation=generation)
+        if db.connection.features.has_select_for_update:
+            rows = rows.select_for_update()
+        crawl = rows.only("lane_steps").first()
+        if crawl is None or crawl.lane_steps.get(str(lane), 0) >= step:
+            return False
+        crawl.lane_steps[str(lane)] = step
+        # JSON merged in the database would race with another lane; the row lock (or SQLite's one writer)
+        # makes this read-modify-write safe.
+        Crawl.objects.filter(pk=crawl_id).update(lane_steps=crawl.lane_steps)
+    return True
 
 
 def crawl_cancel(*, crawl: Crawl) -> bool:
@@ -133,11 +172,21 @@ def crawl_cancel(*, crawl: Crawl) -> bool:
     return bool(cancelled)
 
 
-def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepResult:
-    """Fetch batches of the crawl's frontier for about `budget_seconds`; say whether more work is left."""
-    crawl = Crawl.objects.select_related("site").filter(pk=crawl_id).first()
-    if crawl is None or not crawl.is_active:
+def crawl_step(
+    *,
+    crawl_id: int,
+    budget_seconds: float | None = None,
+    lane: int = 0,
+    generation: int | None = None,
+    step: int | None = None,
+) -> StepResult:
+    """Fetch batches of the crawl's frontier for about `budget_seconds`; say whether more work is left.
+
+    A step of task chain `generation` runs only if no step of its lane numbered `step` or later has started,
+    and stops as soon as the crawl has been re-enqueued under a newer generation (None: in-process, any)."""
+    if not _step_begins(crawl_id, lane, generation, step):
         return StepResult(more=False)
+    crawl = Crawl.objects.select_related("site").get(pk=crawl_id)
     now = timezone.now()
     Crawl.objects.filter(pk=crawl.pk, status=Crawl.Status.QUEUED).update(
         status=Crawl.Status.RUNNING, started_at=now, heartbeat_at=now
@@ -153,29 +202,78 @@ def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepRes
     batch_size = config.lane_concurrency * BATCH_PER_THREAD
     # One batch is fetched by the pool while the previous one is written to the database.
     in_flight: InFlight | None = None
-    while True:
-        if not Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).exists():
-            sessions.drop(crawl.pk)
-            return StepResult(more=False)
-        claimed = (
-            _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
-        )
-        if in_flight is not None:
-            _record(crawl, session, config, in_flight)
-            in_flight = claimed
-            continue
-        if claimed is not None:
-            in_flight = claimed
-            continue
-        if time.monotonic() >= deadline:
-            return StepResult(more=True)
-        status = frontier_status(crawl=crawl, lease_seconds=lease)
-        if status.finished:
-            crawl_finish(crawl=crawl)
-            sessions.drop(crawl.pk)
-            return StepResult(more=False)
-        _heartbeat(crawl)
-        return StepResult(more=True, wait=status.wait_seconds)
+    with LeaseKeeper(crawl.pk, interval=lease / 4) as keeper:
+        while True:
+            if not _current(crawl.pk, generation):
+                sessions.drop(crawl.pk)
+                return StepResult(more=False)
+            claimed = (
+                _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
+            )
+            if claimed is not None:
+                keeper.hold(claimed.token)
+            if in_flight is not None:
+                _record(crawl, session, config, in_flight)
+                keeper.release(in_flight.token)
+                in_flight = claimed
+                continue
+            if claimed is not None:
+                in_flight = claimed
+                continue
+            if time.monotonic() >= deadline:
+                return StepResult(more=True)
+            status = frontier_status(crawl=crawl, lease_seconds=lease)
+            if status.finished:
+                crawl_finish(crawl=crawl)
+                sessions.drop(crawl.pk)
+                return StepResult(more=False)
+            _heartbeat(crawl)
+            return StepResult(more=True, wait=status.wait_seconds)
+
+
+def _current(crawl_id: int, generation: int | None) -> bool:
+    """Whether the crawl is still active and this step's chain is still the crawl's current one."""
+    active = Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE)
+    return (active if generation is None else active.filter(generation=generation)).exists()
+
+
+class LeaseKeeper:
+    """While a step runs, a thread renews the crawl's heartbeat and the claims of the batches it holds every
+    `interval` seconds: a live step's claims never go stale however slow its batch, so the lease can be short
+    and what a dead step (or one cut off by a database outage) held is claimed again within the lease."""
+
+    def __init__(self, crawl_id: int, interval: float) -> None:
+        self.crawl_id, self.interval = crawl_id, max(interval, 0.5)
+        self.tokens: set[uuid.UUID] = set()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name=f"lease-keeper-{crawl_id}", daemon=True)
+
+    def __enter__(self) -> LeaseKeeper:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=1)
+
+    def hold(self, token: uuid.UUID) -> None:
+        self.tokens.add(token)
+
+    def release(self, token: uuid.UUID) -> None:
+        self.tokens.discard(token)
+
+    def _run(self) -> None:
+        try:
+            while not self.stopped.wait(self.interval):
+                try:
+                    frontier_renew(crawl_id=self.crawl_id, tokens=list(self.tokens))
+                    Crawl.objects.filter(pk=self.crawl_id).update(heartbeat_at=timezone.now())
+                except DatabaseError as exc:
+                    # The database is away: the step itself will meet the error; try again next time.
+                    log.warning("crawl %s: cannot renew its lease: %s", self.crawl_id, exc)
+                    db.connection.close()
+        finally:
+            db.connection.close()
 
 
 @dataclass
@@ -203,15 +301,15 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
 
 
 def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
-    stats = frontier_record(
+    frontier_record(
         crawl=crawl,
         scope=session.scope,
         config=config,
         token=batch.token,
         pages=batch.pages,
         outcomes=batch.outcomes(),
+        extra_requests=batch.robots_requests,
     )
-    crawl_update_progress(crawl=crawl, requests=stats.requests + batch.robots_requests, links=stats.links)
 
 
 def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:
@@ -236,7 +334,8 @@ def _heartbeat(crawl: Crawl) -> None:
     Crawl.objects.filter(pk=crawl.pk).update(heartbeat_at=timezone.now())
 
 
-def crawl_update_progress(*, crawl: Crawl, requests: int = 0, links: int = 0) -> None:
+def crawl_recount(*, crawl: Crawl) -> None:
+    """Set the crawl's page counters from its pages (once, at its end; batches add to them as they go)."""
     counts = Page.objects.filter(crawl=crawl).aggregate(
         done=Count("id", filter=Q(state=Page.State.DONE)),
         pending=Count("id", filter=~Q(state=Page.State.DONE)),
@@ -246,15 +345,13 @@ def crawl_update_progress(*, crawl: Crawl, requests: int = 0, links: int = 0) ->
         pages_done=counts["done"],
         pages_queued=counts["pending"],
         pages_failed=counts["failed"],
-        links_found=F("links_found") + links,
-        requests_made=F("requests_made") + requests,
         heartbeat_at=timezone.now(),
     )
 
 
 def crawl_finish(*, crawl: Crawl) -> None:
     """Mark the crawl finished, or failed with a readable error when its start page could not be fetched."""
-    crawl_update_progress(crawl=crawl)
+    crawl_recount(crawl=crawl)
     start = Page.objects.filter(crawl=crawl, depth=0).first()
     error, status = "", Crawl.Status.FINISHED
     if start is not None and start.error_kind in FATAL_START_ERRORS:
