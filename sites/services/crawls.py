@@ -12,7 +12,7 @@ from datetime import timedelta
 
 from django import db
 from django.conf import settings
-from django.db import DatabaseError, transaction
+from django.db import DatabaseError, InterfaceError, OperationalError, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
 
@@ -52,6 +52,10 @@ FATAL_START_ERRORS = {
     "protocol",
     "robots",
 }
+
+
+# An in-process crawl waits this many tries (0.5 s doubling to 5 s, about 5 minutes) for its database to return.
+DATABASE_RETRIES = 60
 
 
 class CrawlError(ValueError):
@@ -390,13 +394,48 @@ def crawls_resume_stalled() -> list[int]:
     return resumed
 
 
+def crawl_stalled_of(*, site: Site) -> Crawl | None:
+    """The site's active crawl if nothing has worked on it for the lease (its process or worker is gone)."""
+    stale = timezone.now() - timedelta(seconds=settings.WEBAUDIT_CRAWL_LEASE_SECONDS)
+    return (
+        Crawl.objects.filter(site=site, status__in=Crawl.ACTIVE)
+        .filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, created_at__lt=stale))
+        .first()
+    )
+
+
+def crawl_take_over(*, crawl: Crawl, enqueue: bool = False) -> Crawl:
+    """Carry on a stalled crawl here: a new generation stops any chain of it still queued somewhere, and its
+    claims have gone stale, so every page is still fetched exactly once. `enqueue` hands it to the workers."""
+    if enqueue:
+        crawl_enqueue(crawl=crawl)
+    else:
+        crawl_new_generation(crawl_id=crawl.pk)
+    _heartbeat(crawl)
+    crawl.refresh_from_db()
+    return crawl
+
+
 def crawl_run(
     *, crawl: Crawl, on_progress: Callable[[Crawl], None] | None = None, step_seconds: float = 1.0
 ) -> Crawl:
-    """Run a crawl to its end in this process (the CLI and tests), reporting progress after every step."""
+    """Run a crawl to its end in this process (the CLI and tests), reporting progress after every step.
+
+    A database that goes away (a restart) is waited for: the step is tried again, backing off up to 5 s."""
+    retries = 0
     while True:
-        result = crawl_step(crawl_id=crawl.pk, budget_seconds=step_seconds)
-        crawl.refresh_from_db()
+        try:
+            result = crawl_step(crawl_id=crawl.pk, budget_seconds=step_seconds)
+            crawl.refresh_from_db()
+        except (OperationalError, InterfaceError) as exc:
+            db.connection.close()
+            retries += 1
+            if retries > DATABASE_RETRIES:
+                raise
+            log.warning("crawl %s: database unavailable (%s); trying again", crawl.pk, exc)
+            time.sleep(min(5.0, 0.5 * 2**retries))
+            continue
+        retries = 0
         if on_progress:
             on_progress(crawl)
         if not result.more:
