@@ -203,7 +203,7 @@ CELERY_TASK_ROUTES = {"sites.tasks.crawl_step": {"queue": "crawl"}}
 CELERY_BEAT_SCHEDULE = {
     "resume-stalled-crawls": {
         "task": "sites.tasks.crawls_resume_stalled",
-        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 15.0, minimum=1.0),
+        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 10.0, minimum=1.0),
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -228,7 +228,7 @@ WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
 WEBAUDIT_CRAWL_STEP_SECONDS = env_float("WEBAUDIT_CRAWL_STEP_SECONDS", 20.0, minimum=1.0)
 # A running step renews its claims and the crawl's heartbeat every quarter of this; a claim or a crawl not
 # renewed for this long belonged to a step that died (or lost its message) and is taken up again.
-WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 45, minimum=1)
+WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 30, minimum=1)
 # Independent task chains working one crawl's frontier at once, each on any worker (docs/crawling.md).
 WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1)
 # 429/503 answers: retried this many times with exponential backoff (Retry-After honoured up to the cap).
