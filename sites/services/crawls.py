@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -12,8 +11,8 @@ from datetime import timedelta
 
 from django import db
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, transaction
-from django.db.models import Count, F, Q
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from checks.services import probes_load
@@ -23,12 +22,13 @@ from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
-from sites.services.frontier import (
-    frontier_claim,
-    frontier_record,
-    frontier_renew,
-    frontier_seed,
-    frontier_status,
+from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
+from sites.services.leases import (
+    LeaseKeeper,
+    crawl_new_generation,
+    crawls_stalled,
+    step_begins,
+    step_current,
 )
 from sites.services.retention import crawls_prune
 
@@ -139,32 +139,6 @@ def crawl_enqueue(*, crawl: Crawl) -> int:
     return generation
 
 
-def crawl_new_generation(*, crawl_id: int) -> int:
-    """Start a new generation of the crawl's task chains: steps of older ones stop at their next check."""
-    with transaction.atomic():
-        Crawl.objects.filter(pk=crawl_id).update(generation=F("generation") + 1, lane_steps={})
-        return Crawl.objects.filter(pk=crawl_id).values_list("generation", flat=True).get()
-
-
-def _step_begins(crawl_id: int, lane: int, generation: int | None, step: int | None) -> bool:
-    """Whether a step may run: the crawl is active, the step is of its current generation, and no step of
-    this lane numbered as high has started (a message delivered twice runs once). Records that it started."""
-    if generation is None or step is None:  # in-process runs, and messages from before generations
-        return Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE).exists()
-    with transaction.atomic():
-        rows = Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE, generation=generation)
-        if db.connection.features.has_select_for_update:
-            rows = rows.select_for_update()
-        crawl = rows.only("lane_steps").first()
-        if crawl is None or crawl.lane_steps.get(str(lane), 0) >= step:
-            return False
-        crawl.lane_steps[str(lane)] = step
-        # JSON merged in the database would race with another lane; the row lock (or SQLite's one writer)
-        # makes this read-modify-write safe.
-        Crawl.objects.filter(pk=crawl_id).update(lane_steps=crawl.lane_steps)
-    return True
-
-
 def crawl_cancel(*, crawl: Crawl) -> bool:
     """Stop a queued or running crawl; what was fetched stays. Returns False if it had already ended."""
     cancelled = Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(
@@ -188,7 +162,7 @@ def crawl_step(
 
     A step of task chain `generation` runs only if no step of its lane numbered `step` or later has started,
     and stops as soon as the crawl has been re-enqueued under a newer generation (None: in-process, any)."""
-    if not _step_begins(crawl_id, lane, generation, step):
+    if not step_begins(crawl_id, lane, generation, step):
         return StepResult(more=False)
     crawl = Crawl.objects.select_related("site").get(pk=crawl_id)
     now = timezone.now()
@@ -208,7 +182,7 @@ def crawl_step(
     in_flight: InFlight | None = None
     with LeaseKeeper(crawl.pk, interval=lease / 4) as keeper:
         while True:
-            if not _current(crawl.pk, generation):
+            if not step_current(crawl.pk, generation):
                 sessions.drop(crawl.pk)
                 return StepResult(more=False)
             claimed = (
@@ -233,51 +207,6 @@ def crawl_step(
                 return StepResult(more=False)
             _heartbeat(crawl)
             return StepResult(more=True, wait=status.wait_seconds)
-
-
-def _current(crawl_id: int, generation: int | None) -> bool:
-    """Whether the crawl is still active and this step's chain is still the crawl's current one."""
-    active = Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE)
-    return (active if generation is None else active.filter(generation=generation)).exists()
-
-
-class LeaseKeeper:
-    """While a step runs, a thread renews the crawl's heartbeat and the claims of the batches it holds every
-    `interval` seconds: a live step's claims never go stale however slow its batch, so the lease can be short
-    and what a dead step (or one cut off by a database outage) held is claimed again within the lease."""
-
-    def __init__(self, crawl_id: int, interval: float) -> None:
-        self.crawl_id, self.interval = crawl_id, max(interval, 0.5)
-        self.tokens: set[uuid.UUID] = set()
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=f"lease-keeper-{crawl_id}", daemon=True)
-
-    def __enter__(self) -> LeaseKeeper:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        self.stopped.set()
-        self.thread.join(timeout=1)
-
-    def hold(self, token: uuid.UUID) -> None:
-        self.tokens.add(token)
-
-    def release(self, token: uuid.UUID) -> None:
-        self.tokens.discard(token)
-
-    def _run(self) -> None:
-        try:
-            while not self.stopped.wait(self.interval):
-                try:
-                    frontier_renew(crawl_id=self.crawl_id, tokens=list(self.tokens))
-                    Crawl.objects.filter(pk=self.crawl_id).update(heartbeat_at=timezone.now())
-                except DatabaseError as exc:
-                    # The database is away: the step itself will meet the error; try again next time.
-                    log.warning("crawl %s: cannot renew its lease: %s", self.crawl_id, exc)
-                    db.connection.close()
-        finally:
-            db.connection.close()
 
 
 @dataclass
@@ -380,28 +309,14 @@ def crawl_fail(*, crawl_id: int, error: str) -> None:
 def crawls_resume_stalled() -> list[int]:
     """Re-enqueue active crawls no worker has reported on within the lease (their worker died); return ids."""
     lease = timedelta(seconds=settings.WEBAUDIT_CRAWL_LEASE_SECONDS)
-    stale = timezone.now() - lease
-    stalled = Crawl.objects.filter(status__in=Crawl.ACTIVE).filter(
-        Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, created_at__lt=stale)
-    )
     resumed = []
-    for crawl in stalled:
+    for crawl in crawls_stalled():
         # Touching the heartbeat first keeps a second resume check from enqueueing the same crawl again.
         if Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(heartbeat_at=timezone.now()):
             log.warning("crawl %s stalled (no progress for %s); resuming", crawl.pk, lease)
             crawl_enqueue(crawl=crawl)
             resumed.append(crawl.pk)
     return resumed
-
-
-def crawl_stalled_of(*, site: Site) -> Crawl | None:
-    """The site's active crawl if nothing has worked on it for the lease (its process or worker is gone)."""
-    stale = timezone.now() - timedelta(seconds=settings.WEBAUDIT_CRAWL_LEASE_SECONDS)
-    return (
-        Crawl.objects.filter(site=site, status__in=Crawl.ACTIVE)
-        .filter(Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, created_at__lt=stale))
-        .first()
-    )
 
 
 def crawl_take_over(*, crawl: Crawl, enqueue: bool = False) -> Crawl:

@@ -121,10 +121,10 @@ def wait_for(condition, timeout: float, what: str) -> float:
 
 @pytest.fixture(scope="module")
 def site_url():
-    """A generated site of 800 pages (benchmarks/generated.py) on an nginx of its own: every page answers."""
+    """A generated site of 500 pages (benchmarks/generated.py) on an nginx of its own: every page answers."""
     if shutil.which("nginx") is None:
         unavailable("nginx is missing: the outage tests serve a generated site with it")
-    with served(generate(800), port=free_port()) as url:
+    with served(generate(500), port=free_port()) as url:
         yield url
 
 
@@ -188,12 +188,16 @@ def assert_same_crawl(reference: dict, interrupted: dict, pages: int) -> None:
 
 def resumed_within(deploy: Deployment, crawl_id: int, done_before: int) -> float:
     """Seconds until the crawl has done more pages than `done_before` (or has ended)."""
-    return wait_for(
+    waited = wait_for(
         lambda: (deploy.pages_done(crawl_id) or 0) > done_before
         or deploy.sql("SELECT status FROM sites_crawl WHERE id = %s", crawl_id)[0] != "running",
         RESUME_WITHIN_SECONDS + 30,
         "the crawl to go on",
     )
+    print(
+        f"crawl {crawl_id} went on {waited:.1f} s after the service returned"
+    )  # the figure docs/operations.md quotes
+    return waited
 
 
 def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, site_url, tmp_path):
@@ -208,7 +212,7 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, si
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
     reference, interrupted, _ = reference_and_interrupted(deployment, site_url, tmp_path, restart_redis)
-    assert_same_crawl(reference, interrupted, pages=800)
+    assert_same_crawl(reference, interrupted, pages=500)
     assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
     assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
     assert "Connection to broker lost" in deployment.worker_log(tail=10**7)
@@ -225,7 +229,7 @@ def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(deployment
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
     reference, interrupted, said = reference_and_interrupted(deployment, site_url, tmp_path, restart_postgres)
-    assert_same_crawl(reference, interrupted, pages=800)
+    assert_same_crawl(reference, interrupted, pages=500)
     assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
     assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
     assert "The database is unavailable" in said and "The database is back" in said
@@ -250,5 +254,5 @@ def test_a_crawl_survives_its_worker_killed_during_a_database_write(deployment, 
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
     reference, interrupted, _ = reference_and_interrupted(deployment, site_url, tmp_path, kill_during_write)
-    assert_same_crawl(reference, interrupted, pages=800)
+    assert_same_crawl(reference, interrupted, pages=500)
     assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited

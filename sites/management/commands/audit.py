@@ -17,10 +17,10 @@ from sites.services.crawls import (
     CrawlError,
     crawl_cancel,
     crawl_run,
-    crawl_stalled_of,
     crawl_start,
     crawl_take_over,
 )
+from sites.services.leases import crawl_stalled_of
 from sites.services.reports import LINK_CHOICES, crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
 
