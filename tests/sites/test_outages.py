@@ -26,7 +26,14 @@ from sites.management.commands.serve import celery_worker_command
 from tests.conftest import unavailable
 from tests.private_services import PrivatePostgres, PrivateRedis, free_port
 
-pytestmark = [pytest.mark.worker]
+pytestmark = [
+    pytest.mark.worker,
+    # They bring a PostgreSQL of their own: scripts/test's second pass (the suite on PostgreSQL) adds nothing.
+    pytest.mark.skipif(
+        os.environ.get("DATABASE_URL", "").startswith("postgres"),
+        reason="runs once, in the SQLite pass: its servers are its own",
+    ),
+]
 
 REPO = Path(__file__).resolve().parents[2]
 RESUME_WITHIN_SECONDS = 60
