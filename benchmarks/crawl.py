@@ -1,6 +1,7 @@
 """Crawl throughput of webaudit's engine against a minimal Scrapy spider on the shared test bed.
 
     .venv/bin/python benchmarks/crawl.py --sites python,postgres --repeat 3 --concurrency 8
+    .venv/bin/python benchmarks/crawl.py --generated 5000,20000,100000   # cost per page as a crawl grows
 
 Each measurement runs in its own process: webaudit on a fresh database (SQLite in a temporary folder, or a
 PostgreSQL database created for it with --database-url), Scrapy in a fresh Twisted reactor. The two tools
@@ -177,7 +178,9 @@ def _crawl_on_worker(start: Callable[[], Any]) -> tuple[Any, float, float]:
     return crawl, crawl.finished_at.timestamp() - started, cpu
 
 
-def measure_webaudit(*, site_name: str, concurrency: int, via_worker: bool, mwim: bool = False) -> Run:
+def measure_webaudit(
+    *, site_name: str, concurrency: int, via_worker: bool, mwim: bool = False, url: str = ""
+) -> Run:
     _webaudit_setup()
     from django.contrib.auth import get_user_model
     from django.db.models import Count
@@ -186,7 +189,7 @@ def measure_webaudit(*, site_name: str, concurrency: int, via_worker: bool, mwim
     from sites.services.crawls import crawl_start
     from sites.services.sites import site_create
 
-    site = site_create(owner=get_user_model().objects.create(username="bench"), url=SITES[site_name])
+    site = site_create(owner=get_user_model().objects.create(username="bench"), url=url or SITES[site_name])
     if mwim:  # the page readers then build every page's content extract too (docs/mwim.md)
         from mwim.models import MwimSite
 
@@ -361,6 +364,7 @@ def run_child(*, tool: str, site_name: str, args: argparse.Namespace) -> Run:
     command = [sys.executable, str(Path(__file__).resolve()), *options.split()]
     command += ["--via-worker"] if args.via_worker else []
     command += ["--mwim"] if args.mwim else []
+    command += ["--generated-url", args.generated_url] if getattr(args, "generated_url", None) else []
     with (
         tempfile.TemporaryDirectory(prefix="webaudit-bench-") as var_dir,
         _fresh_postgres(args.database_url if tool == "webaudit" else None) as database_url,
@@ -474,8 +478,22 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--tree", type=Path, default=ROOT, help="the webaudit source tree to measure")
     parser.add_argument("--json", metavar="FILE", help="also write every run and the summary here")
+    parser.add_argument(
+        "--generated",
+        metavar="N[,N...]",
+        help="crawl generated sites of these sizes (webaudit alone, in-process, SQLite) and print pages/s "
+        "and memory at each size (benchmarks/generated.py)",
+    )
     parser.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
+    parser.add_argument("--generated-url", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.generated:
+        try:
+            args.generated = [int(size) for size in args.generated.split(",")]
+        except ValueError:
+            parser.error("--generated takes page counts separated by commas, e.g. 5000,20000,100000")
+        if min(args.generated) < 1:
+            parser.error("--generated sizes must be at least 1")
     args.sites = [name.strip() for name in args.sites.split(",") if name.strip()]
     unknown = [name for name in args.sites if name not in SITES]
     if unknown or not args.sites:
@@ -491,7 +509,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def child_main(args: argparse.Namespace) -> int:
     site_name = args.sites[0]
-    if args.child == "webaudit":
+    if args.generated_url:
+        import resource
+
+        run = measure_webaudit(
+            site_name=site_name, concurrency=args.concurrency, via_worker=False, url=args.generated_url
+        )
+        run.urls = []  # 100,000 of them are not worth the pipe
+        run.statuses["max_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    elif args.child == "webaudit":
         run = measure_webaudit(
             site_name=site_name, concurrency=args.concurrency, via_worker=args.via_worker, mwim=args.mwim
         )
@@ -501,10 +527,62 @@ def child_main(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_generated(args: argparse.Namespace) -> int:
+    """Crawl generated sites of each size in a fresh process each; print pages/s, its ratio to the smallest
+    size and the crawling process's peak resident memory."""
+    sys.path.insert(0, str(ROOT))
+    from benchmarks.generated import generate, served
+
+    print(
+        f"generated sites {args.generated}; concurrency {args.concurrency}; {args.repeat} repetition(s); "
+        f"webaudit ({args.tree.resolve()}) in-process on SQLite",
+        file=sys.stderr,
+    )
+    rows = []
+    for size in args.generated:
+        root = generate(size)
+        with served(root) as url:
+            runs = []
+            for repetition in range(args.repeat):
+                args.generated_url = url
+                run = run_child(tool="webaudit", site_name="python", args=args)
+                print(
+                    f"  [{repetition + 1}/{args.repeat}] {size} pages: {run}, "
+                    f"{run.statuses['max_rss_mb']} MB",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                runs.append(run)
+        rows.append(
+            {
+                "size": size,
+                "pages": statistics.median(run.pages for run in runs),
+                "seconds": statistics.median(run.seconds for run in runs),
+                "pages_per_second": statistics.median(run.pages_per_second for run in runs),
+                "max_rss_mb": statistics.median(run.statuses["max_rss_mb"] for run in runs),
+                "runs": [round(run.pages_per_second, 1) for run in runs],
+            }
+        )
+    base = rows[0]["pages_per_second"]
+    print(
+        f"{'size':>7} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs first':>8} {'max RSS MB':>10}  per run"
+    )
+    for row in rows:
+        print(
+            f"{row['size']:7} {row['pages']:7g} {row['seconds']:8.1f} {row['pages_per_second']:8.1f} "
+            f"{row['pages_per_second'] / base:8.2f} {row['max_rss_mb']:10g}  {row['runs']}"
+        )
+    if args.json:
+        Path(args.json).write_text(json.dumps({"generated": rows}, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.child:
         return child_main(args)
+    if args.generated:
+        return run_generated(args)
     problem = testbed_problem([SITES[name] for name in args.sites])
     if problem:
         print(f"benchmarks/crawl.py: {problem}", file=sys.stderr)

@@ -101,6 +101,15 @@ class Crawl(models.Model):
         null=True, blank=True, help_text="Last time a worker reported progress."
     )
     error = models.TextField(blank=True)
+    # Bumped each time the crawl's task chains are (re-)enqueued; a step of an older generation stops, so a
+    # resumed crawl never runs twice over (docs/operations.md).
+    generation = models.PositiveIntegerField(default=0)
+    # The last step of the current generation each lane started ({"0": 7}): a step message the broker delivers
+    # again while (or after) it ran is refused instead of starting a second chain.
+    lane_steps = models.JSONField(default=dict, blank=True)
+    # URLs admitted to the frontier so far (the page cap's count), kept here so that no batch counts the crawl.
+    internal_admitted = models.PositiveIntegerField(default=0)
+    external_admitted = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]

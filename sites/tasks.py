@@ -7,28 +7,45 @@ import logging
 from celery import shared_task
 from celery.signals import worker_process_init, worker_ready
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, close_old_connections
 
 from sites.crawler.reading import shared_reader
 from sites.services import crawls
 
 log = logging.getLogger(__name__)
 
+# A step cut off by a database outage is retried after 1, 2, 4 … at most this many seconds, so that the crawl
+# goes on within this long of the database's return (docs/operations.md).
+DATABASE_RETRY_MAX_SECONDS = 30
+DATABASE_RETRIES = 20
 
-@shared_task(autoretry_for=(DatabaseError,), retry_backoff=2, retry_backoff_max=60, max_retries=8)
-def crawl_step(crawl_id: int, lane: int = 0) -> None:
-    """Work on a crawl for one step, then enqueue the next step of this lane while work is left."""
+
+@shared_task(bind=True)
+def crawl_step(self, crawl_id: int, lane: int = 0, generation: int | None = None, step: int | None = None):
+    """Work on a crawl for one step, then enqueue the next step of this lane while work is left.
+
+    Each step of a lane's chain carries its number: a message the broker delivers a second time (it restores
+    unacknowledged messages when its connection drops) is refused rather than starting a second chain."""
     try:
-        result = crawls.crawl_step(crawl_id=crawl_id)
-    except DatabaseError:
-        raise
+        result = crawls.crawl_step(crawl_id=crawl_id, lane=lane, generation=generation, step=step)
+    except DatabaseError as exc:
+        close_old_connections()
+        log.warning("crawl %s: database error, retrying the step: %s", crawl_id, exc)
+        # The retry is the next step of the chain (its number is higher), so it is not taken for a repeat.
+        raise self.retry(
+            args=(crawl_id, lane, generation, None if step is None else step + 1),
+            exc=exc,
+            countdown=min(DATABASE_RETRY_MAX_SECONDS, 2**self.request.retries),
+            max_retries=DATABASE_RETRIES,
+        ) from exc
     except Exception as exc:
         # A bug, not a bad page (pages never raise): end the crawl visibly instead of retrying forever.
         log.exception("crawl %s failed", crawl_id)
         crawls.crawl_fail(crawl_id=crawl_id, error=f"Internal error: {type(exc).__name__}: {exc}")
         return
     if result.more:
-        crawl_step.apply_async((crawl_id, lane), countdown=result.wait or None)
+        successor = (crawl_id, lane, generation, None if step is None else step + 1)
+        crawl_step.apply_async(successor, countdown=result.wait or None)
 
 
 @shared_task

@@ -32,6 +32,7 @@ from sites.services.dashboard import (
 )
 from sites.services.reports import (
     CSV_LINK_COLUMNS,
+    LINK_CHOICES,
     crawl_summary,
     csv_page_columns,
     iter_csv_rows,
@@ -256,10 +257,15 @@ def _chunked(pieces: Iterable[str], size: int = JSON_CHUNK_CHARS) -> Iterator[st
 
 @login_required
 @require_GET
-def crawl_report_json(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
+def crawl_report_json(request: HttpRequest, crawl_id: int) -> HttpResponse:
     crawl = _visible_crawl(request, crawl_id)
+    links = request.GET.get("links", "all")
+    if links not in LINK_CHOICES:
+        return HttpResponse(
+            f"links must be one of {', '.join(LINK_CHOICES)}", status=400, content_type="text/plain"
+        )
     response = StreamingHttpResponse(
-        _chunked(iter_report_json(crawl)), content_type="application/json; charset=utf-8"
+        _chunked(iter_report_json(crawl, links)), content_type="application/json; charset=utf-8"
     )
     return _attachment(response, crawl, "report.json")
 

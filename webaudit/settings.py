@@ -96,6 +96,12 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # A database that is down is reported within 5 s rather than the operating system's minutes; TCP
+    # keepalives find a connection whose server vanished (docs/operations.md, "Retries").
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        connect_timeout=5, keepalives=1, keepalives_idle=30, keepalives_interval=10, keepalives_count=3
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["CONN_MAX_AGE"] = 0
     DATABASES["default"]["OPTIONS"] = {
@@ -159,11 +165,33 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "polling_interval": 0.1,
     }
 else:
-    # Redis re-delivers an unacknowledged task (its worker died) after this many seconds.
     CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "visibility_timeout": env_int("WEBAUDIT_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60)
+        # Redis re-delivers an unacknowledged task (its worker died) after this many seconds.
+        "visibility_timeout": env_int("WEBAUDIT_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60),
+        # A dead or unreachable Redis is noticed within these many seconds on every connection, instead of a
+        # call hanging on a half-open socket (docs/operations.md, "Retries").
+        "socket_connect_timeout": 5,
+        "socket_timeout": 30,
+        "socket_keepalive": True,
+        "health_check_interval": 10,
     }
+# Broker outages (docs/operations.md): the worker reconnects for as long as it takes (Celery's default gives up
+# after 100 attempts, about 45 minutes, and the worker exits), and a step's successor is published with
+# retries for about 60 s before the step gives up on it (the resume check then re-enqueues the crawl).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TASK_PUBLISH_RETRY = True
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 15,
+    "interval_start": 0,
+    "interval_step": 1,
+    "interval_max": 5,
+}
+# A running task whose broker connection dropped is redelivered when the broker comes back (if the broker kept
+# it). Crawl steps refuse such a repeat of themselves (sites/services/crawls.py), so the running one is left to
+# finish and publish its successor: cancelling it would leave its batch to the lease.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_TASK_IGNORE_RESULT = True  # job state lives in our models
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
@@ -175,7 +203,7 @@ CELERY_TASK_ROUTES = {"sites.tasks.crawl_step": {"queue": "crawl"}}
 CELERY_BEAT_SCHEDULE = {
     "resume-stalled-crawls": {
         "task": "sites.tasks.crawls_resume_stalled",
-        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0),
+        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 10.0, minimum=1.0),
     },
     "resume-stalled-analysis-jobs": {
         "task": "checks.tasks.jobs_resume_stalled",
@@ -202,8 +230,9 @@ WEBAUDIT_CRAWL_OBEY_ROBOTS = env_bool("WEBAUDIT_CRAWL_OBEY_ROBOTS", True)
 WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
 # A crawl task works for about this long, then hands over to its successor (so a dead worker costs little).
 WEBAUDIT_CRAWL_STEP_SECONDS = env_float("WEBAUDIT_CRAWL_STEP_SECONDS", 20.0, minimum=1.0)
-# A claimed batch whose worker has not reported back for this long is claimed again by another.
-WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 300, minimum=1)
+# A running step renews its claims and the crawl's heartbeat every quarter of this; a claim or a crawl not
+# renewed for this long belonged to a step that died (or lost its message) and is taken up again.
+WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 30, minimum=1)
 # Independent task chains working one crawl's frontier at once, each on any worker (docs/crawling.md).
 WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1)
 # 429/503 answers: retried this many times with exponential backoff (Retry-After honoured up to the cap).

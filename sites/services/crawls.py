@@ -9,9 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django import db
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Count, F, Q
+from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -24,6 +25,13 @@ from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
+from sites.services.leases import (
+    LeaseKeeper,
+    crawl_new_generation,
+    crawls_stalled,
+    step_begins,
+    step_current,
+)
 from sites.services.retention import crawls_prune
 
 log = logging.getLogger(__name__)
@@ -46,6 +54,10 @@ FATAL_START_ERRORS = {
     "protocol",
     "robots",
 }
+
+
+# An in-process crawl waits this many tries (0.5 s doubling to 5 s, about 5 minutes) for its database to return.
+DATABASE_RETRIES = 60
 
 
 class CrawlError(ValueError):
@@ -110,6 +122,7 @@ def crawl_start(
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             settings=config.to_dict(),
             pages_queued=1,
+            internal_admitted=1,
         )
         frontier_seed(crawl=crawl, url=config.start_url)
         if enqueue:
@@ -117,12 +130,16 @@ def crawl_start(
     return crawl
 
 
-def crawl_enqueue(*, crawl: Crawl) -> None:
+def crawl_enqueue(*, crawl: Crawl) -> int:
+    """Hand the crawl to the workers: one task chain per lane, of a new generation, so that any chain still
+    around from before (a step message the broker kept after all) stops at its next step. Returns it."""
     from sites.tasks import crawl_step as crawl_step_task
 
+    generation = crawl_new_generation(crawl_id=crawl.pk)
     lanes = CrawlConfig.from_dict(crawl.settings).lanes
     for lane in range(lanes):
-        crawl_step_task.delay_on_commit(crawl.pk, lane)
+        crawl_step_task.delay_on_commit(crawl.pk, lane, generation, 1)
+    return generation
 
 
 def crawl_cancel(*, crawl: Crawl) -> bool:
@@ -136,11 +153,21 @@ def crawl_cancel(*, crawl: Crawl) -> bool:
     return bool(cancelled)
 
 
-def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepResult:
-    """Fetch batches of the crawl's frontier for about `budget_seconds`; say whether more work is left."""
-    crawl = Crawl.objects.select_related("site").filter(pk=crawl_id).first()
-    if crawl is None or not crawl.is_active:
+def crawl_step(
+    *,
+    crawl_id: int,
+    budget_seconds: float | None = None,
+    lane: int = 0,
+    generation: int | None = None,
+    step: int | None = None,
+) -> StepResult:
+    """Fetch batches of the crawl's frontier for about `budget_seconds`; say whether more work is left.
+
+    A step of task chain `generation` runs only if no step of its lane numbered `step` or later has started,
+    and stops as soon as the crawl has been re-enqueued under a newer generation (None: in-process, any)."""
+    if not step_begins(crawl_id, lane, generation, step):
         return StepResult(more=False)
+    crawl = Crawl.objects.select_related("site").get(pk=crawl_id)
     now = timezone.now()
     Crawl.objects.filter(pk=crawl.pk, status=Crawl.Status.QUEUED).update(
         status=Crawl.Status.RUNNING, started_at=now, heartbeat_at=now
@@ -156,29 +183,33 @@ def crawl_step(*, crawl_id: int, budget_seconds: float | None = None) -> StepRes
     batch_size = config.lane_concurrency * BATCH_PER_THREAD
     # One batch is fetched by the pool while the previous one is written to the database.
     in_flight: InFlight | None = None
-    while True:
-        if not Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).exists():
-            sessions.drop(crawl.pk)
-            return StepResult(more=False)
-        claimed = (
-            _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
-        )
-        if in_flight is not None:
-            _record(crawl, session, config, in_flight)
-            in_flight = claimed
-            continue
-        if claimed is not None:
-            in_flight = claimed
-            continue
-        if time.monotonic() >= deadline:
-            return StepResult(more=True)
-        status = frontier_status(crawl=crawl, lease_seconds=lease)
-        if status.finished:
-            crawl_finish(crawl=crawl)
-            sessions.drop(crawl.pk)
-            return StepResult(more=False)
-        _heartbeat(crawl)
-        return StepResult(more=True, wait=status.wait_seconds)
+    with LeaseKeeper(crawl.pk, interval=lease / 4) as keeper:
+        while True:
+            if not step_current(crawl.pk, generation):
+                sessions.drop(crawl.pk)
+                return StepResult(more=False)
+            claimed = (
+                _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
+            )
+            if claimed is not None:
+                keeper.hold(claimed.token)
+            if in_flight is not None:
+                _record(crawl, session, config, in_flight)
+                keeper.release(in_flight.token)
+                in_flight = claimed
+                continue
+            if claimed is not None:
+                in_flight = claimed
+                continue
+            if time.monotonic() >= deadline:
+                return StepResult(more=True)
+            status = frontier_status(crawl=crawl, lease_seconds=lease)
+            if status.finished:
+                crawl_finish(crawl=crawl)
+                sessions.drop(crawl.pk)
+                return StepResult(more=False)
+            _heartbeat(crawl)
+            return StepResult(more=True, wait=status.wait_seconds)
 
 
 @dataclass
@@ -206,15 +237,15 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
 
 
 def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
-    stats = frontier_record(
+    frontier_record(
         crawl=crawl,
         scope=session.scope,
         config=config,
         token=batch.token,
         pages=batch.pages,
         outcomes=batch.outcomes(),
+        extra_requests=batch.robots_requests,
     )
-    crawl_update_progress(crawl=crawl, requests=stats.requests + batch.robots_requests, links=stats.links)
 
 
 def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:
@@ -239,7 +270,8 @@ def _heartbeat(crawl: Crawl) -> None:
     Crawl.objects.filter(pk=crawl.pk).update(heartbeat_at=timezone.now())
 
 
-def crawl_update_progress(*, crawl: Crawl, requests: int = 0, links: int = 0) -> None:
+def crawl_recount(*, crawl: Crawl) -> None:
+    """Set the crawl's page counters from its pages (once, at its end; batches add to them as they go)."""
     counts = Page.objects.filter(crawl=crawl).aggregate(
         done=Count("id", filter=Q(state=Page.State.DONE)),
         pending=Count("id", filter=~Q(state=Page.State.DONE)),
@@ -249,15 +281,13 @@ def crawl_update_progress(*, crawl: Crawl, requests: int = 0, links: int = 0) ->
         pages_done=counts["done"],
         pages_queued=counts["pending"],
         pages_failed=counts["failed"],
-        links_found=F("links_found") + links,
-        requests_made=F("requests_made") + requests,
         heartbeat_at=timezone.now(),
     )
 
 
 def crawl_finish(*, crawl: Crawl) -> None:
     """Mark the crawl finished, or failed with a readable error when its start page could not be fetched."""
-    crawl_update_progress(crawl=crawl)
+    crawl_recount(crawl=crawl)
     start = Page.objects.filter(crawl=crawl, depth=0).first()
     error, status = "", Crawl.Status.FINISHED
     if start is not None and start.error_kind in FATAL_START_ERRORS:
@@ -293,12 +323,8 @@ def crawl_fail(*, crawl_id: int, error: str) -> None:
 def crawls_resume_stalled() -> list[int]:
     """Re-enqueue active crawls no worker has reported on within the lease (their worker died); return ids."""
     lease = timedelta(seconds=settings.WEBAUDIT_CRAWL_LEASE_SECONDS)
-    stale = timezone.now() - lease
-    stalled = Crawl.objects.filter(status__in=Crawl.ACTIVE).filter(
-        Q(heartbeat_at__lt=stale) | Q(heartbeat_at__isnull=True, created_at__lt=stale)
-    )
     resumed = []
-    for crawl in stalled:
+    for crawl in crawls_stalled():
         # Touching the heartbeat first keeps a second resume check from enqueueing the same crawl again.
         if Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(heartbeat_at=timezone.now()):
             log.warning("crawl %s stalled (no progress for %s); resuming", crawl.pk, lease)
@@ -307,13 +333,38 @@ def crawls_resume_stalled() -> list[int]:
     return resumed
 
 
+def crawl_take_over(*, crawl: Crawl, enqueue: bool = False) -> Crawl:
+    """Carry on a stalled crawl here: a new generation stops any chain of it still queued somewhere, and its
+    claims have gone stale, so every page is still fetched exactly once. `enqueue` hands it to the workers."""
+    if enqueue:
+        crawl_enqueue(crawl=crawl)
+    else:
+        crawl_new_generation(crawl_id=crawl.pk)
+    _heartbeat(crawl)
+    crawl.refresh_from_db()
+    return crawl
+
+
 def crawl_run(
     *, crawl: Crawl, on_progress: Callable[[Crawl], None] | None = None, step_seconds: float = 1.0
 ) -> Crawl:
-    """Run a crawl to its end in this process (the CLI and tests), reporting progress after every step."""
+    """Run a crawl to its end in this process (the CLI and tests), reporting progress after every step.
+
+    A database that goes away (a restart) is waited for: the step is tried again, backing off up to 5 s."""
+    retries = 0
     while True:
-        result = crawl_step(crawl_id=crawl.pk, budget_seconds=step_seconds)
-        crawl.refresh_from_db()
+        try:
+            result = crawl_step(crawl_id=crawl.pk, budget_seconds=step_seconds)
+            crawl.refresh_from_db()
+        except (OperationalError, InterfaceError) as exc:
+            db.connection.close()
+            retries += 1
+            if retries > DATABASE_RETRIES:
+                raise
+            log.warning("crawl %s: database unavailable (%s); trying again", crawl.pk, exc)
+            time.sleep(min(5.0, 0.5 * 2**retries))
+            continue
+        retries = 0
         if on_progress:
             on_progress(crawl)
         if not result.more:

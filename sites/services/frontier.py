@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 
 from django.db import connection, transaction
-from django.db.models import Count, Max, Min, Q
+from django.db.models import F, Max, Min, Q
 from django.utils import timezone
 
 from checks.services import probes_save, url_health_clear, url_health_record
@@ -22,7 +22,7 @@ from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome
 from sites.crawler.parse import ParsedPage
 from sites.crawler.urls import CrawlScope
-from sites.models import Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
 
 # SQLite refuses statements with more than 32766 parameters; keys are looked up in slices well below that.
 KEY_SLICE = 900
@@ -42,6 +42,8 @@ class FrontierStatus:
 @dataclass
 class RecordStats:
     pages: int = 0
+    failed: int = 0
+    admitted: int = 0
     links: int = 0
     requests: int = 0
 
@@ -53,20 +55,28 @@ def frontier_seed(*, crawl: Crawl, url: str) -> Page:
     return page
 
 
-def _claimable(crawl: Crawl, now, lease_seconds: float) -> Q:
-    stale = now - timedelta(seconds=lease_seconds)
-    ready = Q(state=Page.State.QUEUED) & (Q(not_before__isnull=True) | Q(not_before__lte=now))
-    return Q(crawl=crawl) & (ready | Q(state=Page.State.CLAIMED, claimed_at__lt=stale))
-
-
 def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uuid.UUID, list[Page]]:
-    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path)."""
+    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path).
+
+    Two queries, each walking the (crawl, state, depth, id) index from its start: claims gone stale first
+    (their worker died), then queued pages. One query with an OR of both made SQLite sort every queued page of
+    the crawl for each batch, a cost that grew with the crawl (docs/benchmarks.md, "Generated sites")."""
     token, now = uuid.uuid4(), timezone.now()
+    stale = now - timedelta(seconds=lease_seconds)
     with transaction.atomic():
-        candidates = Page.objects.filter(_claimable(crawl, now, lease_seconds)).order_by("depth", "id")
-        if connection.features.has_select_for_update_skip_locked:
-            candidates = candidates.select_for_update(skip_locked=True)
-        ids = list(candidates.values_list("id", flat=True)[:size])
+        ids: list[int] = []
+        for claimable in (
+            Page.objects.filter(crawl=crawl, state=Page.State.CLAIMED, claimed_at__lt=stale),
+            Page.objects.filter(crawl=crawl, state=Page.State.QUEUED).filter(
+                Q(not_before__isnull=True) | Q(not_before__lte=now)
+            ),
+        ):
+            candidates = claimable.order_by("depth", "id")
+            if connection.features.has_select_for_update_skip_locked:
+                candidates = candidates.select_for_update(skip_locked=True)
+            ids += candidates.values_list("id", flat=True)[: size - len(ids)]
+            if len(ids) >= size:
+                break
         if ids:
             Page.objects.filter(id__in=ids).update(
                 state=Page.State.CLAIMED, claim_token=token, claimed_at=now
@@ -79,10 +89,20 @@ def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uu
     return token, pages
 
 
+def frontier_renew(*, crawl_id: int, tokens: list[uuid.UUID]) -> int:
+    """Renew the claims of batches a live step is still fetching, so that only a dead step's claims go stale."""
+    if not tokens:
+        return 0
+    return Page.objects.filter(crawl_id=crawl_id, state=Page.State.CLAIMED, claim_token__in=tokens).update(
+        claimed_at=timezone.now()
+    )
+
+
 def frontier_status(*, crawl: Crawl, lease_seconds: float) -> FrontierStatus:
     """Whether anything is left, and how long to wait before asking again when nothing is claimable now."""
     now = timezone.now()
-    pending = Page.objects.filter(crawl=crawl).exclude(state=Page.State.DONE)
+    # state IN (...) rather than "not done": the frontier index then reads the pending pages only.
+    pending = Page.objects.filter(crawl=crawl, state__in=(Page.State.QUEUED, Page.State.CLAIMED))
     summary = pending.aggregate(
         next_retry=Min("not_before", filter=Q(state=Page.State.QUEUED)),
         last_claim=Max("claimed_at", filter=Q(state=Page.State.CLAIMED)),
@@ -188,8 +208,10 @@ def frontier_record(
     token: uuid.UUID,
     pages: list[Page],
     outcomes: list[PageOutcome],
+    extra_requests: int = 0,
 ) -> RecordStats:
-    """Write a fetched batch: page results, bodies, links, and the URLs they lead to, in one transaction."""
+    """Write a fetched batch: page results, bodies, links, the URLs they lead to and the crawl's counters, in
+    one transaction (so a worker killed at any point leaves counters that match the pages)."""
     stats, now = RecordStats(), timezone.now()
     by_id = {page.pk: page for page in pages}
     discovered: list[tuple[Page, ParsedPage, bool]] = []
@@ -214,8 +236,10 @@ def frontier_record(
                 page.status_code = outcome.result.status
                 retried.append(page)
                 continue
-            done.append((page.pk, _page_fields(outcome, now)))
+            fields = _page_fields(outcome, now)
+            done.append((page.pk, fields))
             stats.pages += 1
+            stats.failed += fields.get("verdict") in BROKEN_VERDICTS
             if outcome.compressed_body is not None:
                 bodies.append(PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding))
             extracts += (
@@ -234,8 +258,23 @@ def frontier_record(
         url_health_clear(
             urls=[o.job.url for o in outcomes if o.judgement and not o.judgement.verdict.transient]
         )
-        stats.links = _admit_and_link(crawl, scope, config, discovered)
+        stats.links, stats.admitted = _admit_and_link(crawl, scope, config, discovered)
+        stats.requests += extra_requests
+        _count_progress(crawl, stats)
     return stats
+
+
+def _count_progress(crawl: Crawl, stats: RecordStats) -> None:
+    """Add a batch to the crawl's counters. Counting the crawl's pages instead (an aggregate over all of them
+    for every batch) made each page cost more the bigger the crawl: 40% more at 100,000 pages."""
+    Crawl.objects.filter(pk=crawl.pk).update(
+        pages_done=F("pages_done") + stats.pages,
+        pages_queued=F("pages_queued") + stats.admitted - stats.pages,
+        pages_failed=F("pages_failed") + stats.failed,
+        links_found=F("links_found") + stats.links,
+        requests_made=F("requests_made") + stats.requests,
+        heartbeat_at=timezone.now(),
+    )
 
 
 def _update_done(done: list[tuple[int, dict]]) -> None:
@@ -271,10 +310,11 @@ def _existing_ids(crawl: Crawl, keys: list[str]) -> dict[str, int]:
 
 def _admit_and_link(
     crawl: Crawl, scope: CrawlScope, config: CrawlConfig, discovered: list[tuple[Page, ParsedPage, bool]]
-) -> int:
-    """Create frontier rows for new URLs within the limits, then one Link row per link found."""
+) -> tuple[int, int]:
+    """Create frontier rows for new URLs within the limits, then one Link row per link found; return the links
+    written and the URLs admitted."""
     if not discovered:
-        return 0
+        return 0, 0
     # Pages of one site repeat the same navigation links: judge each distinct URL once.
     distinct = {link.url for _, parsed, _ in discovered for link in parsed.links}
     keys = {url: url_key(url) for url in distinct}
@@ -291,23 +331,30 @@ def _admit_and_link(
             elif config.check_external and not same_site[link.url]:
                 wanted[key] = (link.url, source.depth + 1, False)
 
+    # The crawl's row is locked first, so lanes admit one after another: each sees what the other admitted and
+    # the counters below stay exact.
+    counted = Crawl.objects.filter(pk=crawl.pk)
+    if connection.features.has_select_for_update:
+        counted = counted.select_for_update()
+    internal_admitted, external_admitted = counted.values_list("internal_admitted", "external_admitted").get()
     all_keys = set(keys.values())
     known = _existing_ids(crawl, sorted(all_keys))
     fresh = [(key, value) for key, value in wanted.items() if key not in known]
+    admitted: list[Page] = []
     if fresh:
-        counts = Page.objects.filter(crawl=crawl).aggregate(
-            internal=Count("id", filter=Q(is_internal=True)),
-            external=Count("id", filter=Q(is_internal=False)),
-        )
         # External checks are capped like pages, so a link farm cannot turn an audit into a web crawl.
-        room = {True: config.max_pages - counts["internal"], False: config.max_pages - counts["external"]}
-        admitted = []
+        room = {True: config.max_pages - internal_admitted, False: config.max_pages - external_admitted}
         for key, (url, depth, internal) in fresh:
             if room[internal] > 0:
                 room[internal] -= 1
                 admitted.append(Page(crawl=crawl, url=url, url_key=key, depth=depth, is_internal=internal))
         Page.objects.bulk_create(admitted, ignore_conflicts=True, batch_size=500)
         known.update(_existing_ids(crawl, [page.url_key for page in admitted]))
+        internal = sum(page.is_internal for page in admitted)
+        counted.update(
+            internal_admitted=F("internal_admitted") + internal,
+            external_admitted=F("external_admitted") + len(admitted) - internal,
+        )
 
     crawl_id = crawl.pk
     rows = [
@@ -325,7 +372,7 @@ def _admit_and_link(
         for link in parsed.links
     ]
     _insert_links(rows)
-    return len(rows)
+    return len(rows), len(admitted)
 
 
 def _insert_links(rows: list[tuple]) -> None:

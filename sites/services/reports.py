@@ -110,21 +110,27 @@ def iter_report_pages(crawl: Crawl) -> Iterator[dict]:
         yield page
 
 
-def report_links(crawl: Crawl) -> QuerySet:
-    return (
-        Link.objects.filter(crawl=crawl)
-        .order_by("id")
-        .values(
-            *(f"target__{name}" for name in VERDICT_FIELDS),
-            "source__url",
-            "target_url",
-            "text",
-            "tag",
-            "is_internal",
-            "target__status_code",
-            "target__fetch_error",
-            "target__state",
-        )
+# Which links a report carries: every one (the default), only those whose target is broken, or none (a
+# 100,000-page crawl's report is 757 MB with all of its links, nearly all of it links).
+LINK_CHOICES = ("all", "broken", "none")
+
+
+def report_links(crawl: Crawl, links: str = "all") -> QuerySet:
+    chosen = Link.objects.filter(crawl=crawl)
+    if links == "broken":
+        chosen = chosen.filter(target__state=Page.State.DONE, target__verdict__in=BROKEN_VERDICTS)
+    elif links == "none":
+        chosen = chosen.none()
+    return chosen.order_by("id").values(
+        *(f"target__{name}" for name in VERDICT_FIELDS),
+        "source__url",
+        "target_url",
+        "text",
+        "tag",
+        "is_internal",
+        "target__status_code",
+        "target__fetch_error",
+        "target__state",
     )
 
 
@@ -145,8 +151,8 @@ def link_as_report(values: dict) -> dict:
     }
 
 
-def iter_report_links(crawl: Crawl) -> Iterator[dict]:
-    for values in report_links(crawl).iterator(chunk_size=5000):
+def iter_report_links(crawl: Crawl, links: str = "all") -> Iterator[dict]:
+    for values in report_links(crawl, links).iterator(chunk_size=5000):
         yield link_as_report(values)
 
 
@@ -181,14 +187,17 @@ def crawl_report(crawl: Crawl) -> dict:
     return json.loads("".join(iter_report_json(crawl)))
 
 
-def iter_report_json(crawl: Crawl) -> Iterator[str]:
-    """The report of `crawl_report` as JSON text in pieces, a page or link at a time, for any size of crawl."""
+def iter_report_json(crawl: Crawl, links: str = "all") -> Iterator[str]:
+    """The report of `crawl_report` as JSON text in pieces, a page or link at a time, for any size of crawl;
+    `links` (LINK_CHOICES) says which links it lists, and the report says which under crawl.links."""
+    if links not in LINK_CHOICES:
+        raise ValueError(f"links must be one of {', '.join(LINK_CHOICES)}, not {links!r}")
     head = {
         "site": {"id": crawl.site_id, "url": crawl.site.url, "name": crawl.site.name},
-        "crawl": crawl_summary(crawl),
+        "crawl": {**crawl_summary(crawl), "links": links},
     }
     yield json.dumps(head, ensure_ascii=False)[:-1] + ', "pages": ['
-    for section, rows in (("pages", iter_report_pages(crawl)), ("links", iter_report_links(crawl))):
+    for section, rows in (("pages", iter_report_pages(crawl)), ("links", iter_report_links(crawl, links))):
         if section == "links":
             yield '], "links": ['
         separator = "\n"

@@ -2,16 +2,48 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import InterfaceError, OperationalError, connection
 
 from sites.models import Crawl
-from sites.services.crawls import CrawlError, crawl_cancel, crawl_run, crawl_start
-from sites.services.reports import crawl_summary, iter_report_json
+from sites.services.crawls import (
+    CrawlError,
+    crawl_cancel,
+    crawl_run,
+    crawl_start,
+    crawl_take_over,
+)
+from sites.services.leases import crawl_stalled_of
+from sites.services.reports import LINK_CHOICES, crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
+
+# What `timeout`, systemd and container runtimes send (SIGTERM), and a closed terminal (SIGHUP), stop an audit
+# as Ctrl-C does: the crawl is cancelled and the partial report written.
+STOP_SIGNALS = tuple(sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None)
+
+
+class Stopped(KeyboardInterrupt):
+    """A stop signal, delivered as Ctrl-C's KeyboardInterrupt so that every path handles both alike."""
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[None]:
+    def interrupt(signum, frame):
+        raise Stopped(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, interrupt) for sig in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class Progress:
@@ -70,6 +102,12 @@ class Command(BaseCommand):
             help="hand the crawl to the Celery workers and follow its progress, "
             "instead of crawling in this process",
         )
+        parser.add_argument(
+            "--links",
+            choices=LINK_CHOICES,
+            default="all",
+            help="which links the report lists: all (default), broken (their target is broken) or none",
+        )
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
     def handle(self, *args, **options) -> None:
@@ -81,55 +119,92 @@ class Command(BaseCommand):
         if options["delay"] is not None and options["delay"] < 0:
             raise CommandError("--delay must be 0 or more")
         owner, _ = get_user_model().objects.get_or_create(username=options["user"])
+        quiet = options["quiet"] or options["json"] == "-"
+        with signals_interrupt():
+            crawl = self._crawl(owner, options, quiet)
+        self._write(crawl, options["json"], options["links"], quiet)
+        if crawl.status == Crawl.Status.FAILED:
+            raise CommandError(crawl.error or "the crawl failed")
+
+    def _crawl(self, owner, options: dict, quiet: bool) -> Crawl:
         try:
             site, created = site_get_or_create(owner=owner, url=options["url"])
-            crawl = crawl_start(
-                site=site,
-                requested_by=owner,
-                enqueue=options["worker"],
-                max_pages=options["max_pages"],
-                max_depth=options["max_depth"],
-                concurrency=options["concurrency"],
-                delay=options["delay"],
-            )
+            stalled = None if created else crawl_stalled_of(site=site)
+            if stalled is not None:
+                crawl = crawl_take_over(crawl=stalled, enqueue=options["worker"])
+                self.stderr.write(
+                    f"Crawl {crawl.pk} of {site.url} was left {stalled.status} with no progress for over "
+                    f"{self._lease()} s (its process was stopped or its worker died): taking it over "
+                    f"with its own settings; {crawl.pages_done} pages were already done."
+                )
+            else:
+                crawl = crawl_start(
+                    site=site,
+                    requested_by=owner,
+                    enqueue=options["worker"],
+                    max_pages=options["max_pages"],
+                    max_depth=options["max_depth"],
+                    concurrency=options["concurrency"],
+                    delay=options["delay"],
+                )
         except (SiteError, CrawlError) as exc:
             raise CommandError(str(exc)) from None
-        quiet = options["quiet"] or options["json"] == "-"
-        if not quiet:
+        if not quiet and stalled is None:
             self.stderr.write(
                 f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); crawl {crawl.pk}"
             )
         progress = Progress(enabled=not quiet)
         try:
-            crawl = (
+            return (
                 self._follow(crawl, progress)
                 if options["worker"]
                 else crawl_run(crawl=crawl, on_progress=progress.update)
             )
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
+            # Ignore a second signal while the crawl is cancelled and its report written.
+            for sig in STOP_SIGNALS:
+                signal.signal(sig, signal.SIG_IGN)
             crawl_cancel(crawl=crawl)
-            self.stderr.write("Interrupted: crawl cancelled; writing what was found.")
+            cause = f"Stopped by {exc}" if isinstance(exc, Stopped) else "Interrupted"
+            self.stderr.write(f"{cause}: crawl cancelled; writing what was found.")
+            return crawl
         finally:
             progress.close()
-        self._write(crawl, options["json"], quiet)
-        if crawl.status == Crawl.Status.FAILED:
-            raise CommandError(crawl.error or "the crawl failed")
+
+    @staticmethod
+    def _lease() -> int:
+        from django.conf import settings
+
+        return settings.WEBAUDIT_CRAWL_LEASE_SECONDS
 
     def _follow(self, crawl: Crawl, progress: Progress) -> Crawl:
+        """Follow the crawl the workers run; wait out a database restart instead of dying with it."""
+        unavailable_since = None
         while True:
-            crawl.refresh_from_db()
+            try:
+                crawl.refresh_from_db()
+            except (OperationalError, InterfaceError) as exc:
+                connection.close()
+                if unavailable_since is None:
+                    unavailable_since = time.monotonic()
+                    self.stderr.write(f"The database is unavailable ({str(exc).strip()}); waiting for it.")
+                time.sleep(1.0)
+                continue
+            if unavailable_since is not None:
+                self.stderr.write(f"The database is back after {time.monotonic() - unavailable_since:.0f} s.")
+                unavailable_since = None
             progress.update(crawl)
             if not crawl.is_active:
                 return crawl
             time.sleep(1.0)
 
-    def _write(self, crawl: Crawl, destination: str | None, quiet: bool) -> None:
+    def _write(self, crawl: Crawl, destination: str | None, links: str, quiet: bool) -> None:
         if destination == "-":
-            sys.stdout.writelines(iter_report_json(crawl))
+            sys.stdout.writelines(iter_report_json(crawl, links))
         elif destination:
             try:
                 with open(destination, "w", encoding="utf-8") as handle:
-                    handle.writelines(iter_report_json(crawl))
+                    handle.writelines(iter_report_json(crawl, links))
             except OSError as exc:
                 raise CommandError(f"Cannot write the report to {destination}: {exc.strerror}") from None
         summary = crawl_summary(crawl)

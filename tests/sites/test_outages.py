@@ -1,0 +1,265 @@
+"""The production setup through outages: a real worker (with its beat) on a Redis and a PostgreSQL of the test's own.
+
+Redis restarted mid-crawl (without persistence, so queued messages are lost), PostgreSQL restarted mid-crawl,
+a worker killed with SIGKILL in the middle of a database write: each crawl ends with the page set and link
+count of an uninterrupted crawl, no page twice, goes on within 60 s of the service's return, and the worker
+and `audit --worker` following the crawl live through it. Production defaults for the lease (30 s) and the
+resume check (10 s).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from benchmarks.generated import generate, served
+from sites.management.commands.serve import celery_worker_command
+from tests.conftest import unavailable
+from tests.private_services import PrivatePostgres, PrivateRedis, free_port
+
+pytestmark = [
+    pytest.mark.worker,
+    # They bring a PostgreSQL of their own: scripts/test's second pass (the suite on PostgreSQL) adds nothing.
+    pytest.mark.skipif(
+        os.environ.get("DATABASE_URL", "").startswith("postgres"),
+        reason="runs once, in the SQLite pass: its servers are its own",
+    ),
+]
+
+REPO = Path(__file__).resolve().parents[2]
+RESUME_WITHIN_SECONDS = 60
+
+
+class Deployment:
+    """webaudit on the private servers: manage.py commands, a worker, and SQL to watch the crawl."""
+
+    def __init__(self, folder: Path, redis: PrivateRedis, postgres: PrivatePostgres) -> None:
+        self.folder, self.redis, self.postgres = folder, redis, postgres
+        self.env = {key: value for key, value in os.environ.items() if not key.startswith("WEBAUDIT_")}
+        self.env.update(
+            DJANGO_SETTINGS_MODULE="webaudit.settings",
+            DATABASE_URL=postgres.url,
+            CELERY_BROKER_URL=redis.url,
+            WEBAUDIT_VAR_DIR=str(folder),
+            WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
+            WEBAUDIT_CRAWL_CHECK_EXTERNAL="0",
+            WEBAUDIT_CRAWL_STEP_SECONDS="5",
+            WEBAUDIT_PAGE_READERS="1",
+        )
+        self.workers: list[subprocess.Popen] = []
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=REPO,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+
+    def audit(self, url: str, report: Path, *args: str) -> subprocess.Popen:
+        command = [sys.executable, "manage.py", "audit", url, "--json", str(report), *args]
+        log = (self.folder / f"{report.stem}.log").open("w")
+        return subprocess.Popen(command, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT)
+
+    def start_worker(self) -> subprocess.Popen:
+        log = self.folder / "worker.log"
+        extra = ("--without-gossip", "--without-mingle", "--schedule", str(self.folder / "beat-schedule"))
+        worker = subprocess.Popen(
+            celery_worker_command(concurrency=1, extra=extra),
+            cwd=REPO,
+            env=self.env,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: SIGKILL to it kills the pool child too
+        )
+        self.workers.append(worker)
+        return worker
+
+    def worker_log(self, tail: int = 5000) -> str:
+        return (self.folder / "worker.log").read_text(errors="replace")[-tail:]
+
+    def sql(self, query: str, *params):
+        """One row of a query, or None while the database is away."""
+        try:
+            with psycopg.connect(self.postgres.url, connect_timeout=2) as connection:
+                return connection.execute(query, params).fetchone()
+        except psycopg.OperationalError:
+            return None
+
+    def pages_done(self, crawl_id: int) -> int | None:
+        row = self.sql("SELECT count(*) FROM sites_page WHERE crawl_id = %s AND state = 'done'", crawl_id)
+        return row and row[0]
+
+    def latest_crawl(self) -> int | None:
+        row = self.sql("SELECT max(id) FROM sites_crawl")
+        return row and row[0]
+
+    def stop_workers(self) -> None:
+        for worker in self.workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGTERM)
+                try:
+                    worker.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(worker.pid, signal.SIGKILL)
+                    worker.wait()
+
+
+def wait_for(condition, timeout: float, what: str) -> float:
+    """Wait until `condition()`; return how long it took."""
+    started = time.monotonic()
+    while not condition():
+        if time.monotonic() - started > timeout:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+    return time.monotonic() - started
+
+
+@pytest.fixture(scope="module")
+def site_url():
+    """A generated site of 500 pages (benchmarks/generated.py) on an nginx of its own: every page answers."""
+    if shutil.which("nginx") is None:
+        unavailable("nginx is missing: the outage tests serve a generated site with it")
+    with served(generate(500), port=free_port()) as url:
+        yield url
+
+
+@pytest.fixture
+def deployment(tmp_path):
+    redis, postgres = PrivateRedis(tmp_path), PrivatePostgres()
+    if redis.binary is None or postgres.bindir is None:
+        unavailable("redis-server or PostgreSQL's initdb is missing: outage tests need servers of their own")
+    redis.start()
+    postgres.create()
+    deploy = Deployment(tmp_path, redis, postgres)
+    try:
+        migrated = deploy.manage("migrate", "-v", "0")
+        assert migrated.returncode == 0, migrated.stderr
+        yield deploy
+    finally:
+        deploy.stop_workers()
+        redis.stop()
+        postgres.destroy()
+
+
+def reference_and_interrupted(
+    deploy: Deployment, url: str, tmp_path: Path, interrupt
+) -> tuple[dict, dict, str]:
+    """Crawl `url` once uninterrupted (in-process), then on the worker with `interrupt(deploy, crawl_id)` called
+    once 60 pages are done; return both reports and what `audit --worker` printed."""
+    reference = deploy.manage("audit", url, "--json", str(tmp_path / "reference.json"), "--quiet")
+    assert reference.returncode == 0, reference.stderr
+    deploy.start_worker()
+    # Slow enough (one request at a time, 30 ms apart) that the outage falls in the middle of the crawl.
+    following = deploy.audit(
+        url, tmp_path / "interrupted.json", "--worker", "--concurrency", "1", "--delay", "0.03"
+    )
+    crawl_id = None
+
+    def started() -> bool:
+        nonlocal crawl_id
+        latest = deploy.latest_crawl()
+        crawl_id = latest if latest and latest > 1 else None
+        return crawl_id is not None and (deploy.pages_done(crawl_id) or 0) >= 60
+
+    wait_for(started, 120, f"60 pages of the crawl on the worker (worker log: {deploy.worker_log()})")
+    interrupt(deploy, crawl_id)
+    following.wait(timeout=400)
+    said = (tmp_path / "interrupted.log").read_text()
+    assert following.returncode == 0, said[-3000:] + deploy.worker_log()
+    reports = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("reference", "interrupted")]
+    return reports[0], reports[1], said
+
+
+def assert_same_crawl(reference: dict, interrupted: dict, pages: int) -> None:
+    assert interrupted["crawl"]["status"] == "finished", interrupted["crawl"]
+    urls = [page["url"] for page in interrupted["pages"]]
+    assert len(urls) == len(set(urls)), "a page was recorded twice"
+    assert set(urls) == {page["url"] for page in reference["pages"]}
+    assert all(page["fetched"] for page in interrupted["pages"])
+    # Every page's links were written exactly once, those of a batch fetched again included.
+    assert len(interrupted["links"]) == len(reference["links"])
+    assert interrupted["crawl"]["pages_done"] == reference["crawl"]["pages_done"] == len(urls) == pages
+
+
+def resumed_within(deploy: Deployment, crawl_id: int, done_before: int) -> float:
+    """Seconds until the crawl has done more pages than `done_before` (or has ended)."""
+    waited = wait_for(
+        lambda: (deploy.pages_done(crawl_id) or 0) > done_before
+        or deploy.sql("SELECT status FROM sites_crawl WHERE id = %s", crawl_id)[0] != "running",
+        RESUME_WITHIN_SECONDS + 30,
+        "the crawl to go on",
+    )
+    print(
+        f"crawl {crawl_id} went on {waited:.1f} s after the service returned"
+    )  # the figure docs/operations.md quotes
+    return waited
+
+
+def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, site_url, tmp_path):
+    waited = {}
+
+    def restart_redis(deploy: Deployment, crawl_id: int) -> None:
+        deploy.redis.stop()
+        time.sleep(10)  # as reported: down 10 s
+        deploy.redis.start()
+        # The step that was running goes on without the broker, so count from now on.
+        done = deploy.pages_done(crawl_id)
+        waited["seconds"] = resumed_within(deploy, crawl_id, done)
+
+    reference, interrupted, _ = reference_and_interrupted(deployment, site_url, tmp_path, restart_redis)
+    assert_same_crawl(reference, interrupted, pages=500)
+    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
+    assert "Connection to broker lost" in deployment.worker_log(tail=10**7)
+
+
+def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(deployment, site_url, tmp_path):
+    waited = {}
+
+    def restart_postgres(deploy: Deployment, crawl_id: int) -> None:
+        deploy.postgres.stop("fast")  # "terminating connection due to administrator command"
+        time.sleep(7)  # as reported: down 7 s
+        deploy.postgres.start()
+        done = deploy.pages_done(crawl_id)
+        waited["seconds"] = resumed_within(deploy, crawl_id, done)
+
+    reference, interrupted, said = reference_and_interrupted(deployment, site_url, tmp_path, restart_postgres)
+    assert_same_crawl(reference, interrupted, pages=500)
+    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
+    assert "The database is unavailable" in said and "The database is back" in said
+    assert "Traceback" not in said
+
+
+def test_a_crawl_survives_its_worker_killed_during_a_database_write(deployment, site_url, tmp_path):
+    waited = {}
+
+    def kill_during_write(deploy: Deployment, crawl_id: int) -> None:
+        # Catch the worker's session in the middle of writing a batch: its page updates or its links.
+        writing = (
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = 'webaudit' AND pid <> pg_backend_pid() AND "
+            "(state = 'idle in transaction' OR query LIKE 'COPY sites_link%%' OR query LIKE 'UPDATE sites_page%%')"
+        )
+        with psycopg.connect(deploy.postgres.url, autocommit=True) as watcher:
+            wait_for(lambda: watcher.execute(writing).fetchone()[0] > 0, 60, "the worker to write a batch")
+            os.killpg(deploy.workers[0].pid, signal.SIGKILL)
+        deploy.workers[0].wait()
+        done = deploy.pages_done(crawl_id)
+        deploy.start_worker()
+        waited["seconds"] = resumed_within(deploy, crawl_id, done)
+
+    reference, interrupted, _ = reference_and_interrupted(deployment, site_url, tmp_path, kill_during_write)
+    assert_same_crawl(reference, interrupted, pages=500)
+    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
