@@ -88,7 +88,12 @@ def encode(signatures: list[tuple[str, tuple]], sequence: list[int]) -> bytes:
             words.append(strings.setdefault(_stored(value), len(strings)))
     nodes = array("I", sequence)
     text = "\x00".join(strings).encode("utf-8", "surrogatepass") + b"\x00"
-    payload = _HEADER.pack(len(strings), len(text), len(signatures), len(nodes)) + text + words.tobytes() + nodes.tobytes()
+    payload = (
+        _HEADER.pack(len(strings), len(text), len(signatures), len(nodes))
+        + text
+        + words.tobytes()
+        + nodes.tobytes()
+    )
     return bytes([VERSION]) + zlib.compress(payload, 1)
 
 
@@ -109,7 +114,9 @@ def decode(data: bytes) -> DomSequence:
         n_strings, text_bytes, n_signatures, n_nodes = _HEADER.unpack_from(payload)
         offset = _HEADER.size
         end = offset + text_bytes
-        strings = payload[offset : end - 1].decode("utf-8", "surrogatepass").split("\x00") if n_strings else []
+        strings = (
+            payload[offset : end - 1].decode("utf-8", "surrogatepass").split("\x00") if n_strings else []
+        )
         words = array("I")
         words.frombytes(payload[end : len(payload) - 4 * n_nodes])
         nodes = array("I")
@@ -125,6 +132,11 @@ def decode(data: bytes) -> DomSequence:
             position += 2 + 2 * count
     except (zlib.error, struct.error, ValueError, IndexError, UnicodeDecodeError) as exc:
         raise ExtractFormatError(f"corrupt dom extract: {exc}") from None
-    if position != len(words) or len(strings) != n_strings or len(nodes) != n_nodes or (nodes and max(nodes) >= n_signatures):
+    if (
+        position != len(words)
+        or len(strings) != n_strings
+        or len(nodes) != n_nodes
+        or (nodes and max(nodes) >= n_signatures)
+    ):
         raise ExtractFormatError("corrupt dom extract: sizes do not match")
     return DomSequence(tuple(signatures), nodes)
