@@ -1,8 +1,9 @@
-"""Admin for what the checks remember: directory probes and URLs with transient failures."""
+"""Admin for what the checks remember: directory probes, URLs with transient failures, analysis jobs."""
 
 from django.contrib import admin
 
-from checks.models import DirectoryProbe, UrlHealth
+from checks.jobs import job_cancel
+from checks.models import AnalysisJob, DirectoryProbe, UrlHealth
 
 
 @admin.register(DirectoryProbe)
@@ -39,3 +40,40 @@ class UrlHealthAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False
+
+
+@admin.register(AnalysisJob)
+class AnalysisJobAdmin(admin.ModelAdmin):
+    list_display = ("__str__", "status", "site", "crawl", "progress_done", "progress_total", "created_at")
+    list_filter = ("kind", "status")
+    search_fields = ("site__url", "site__name")
+    raw_id_fields = ("site", "crawl", "requested_by")
+    readonly_fields = (
+        "kind",
+        "site",
+        "crawl",
+        "parameters",
+        "status",
+        "progress_done",
+        "progress_total",
+        "progress_note",
+        "state",
+        "result",
+        "error",
+        "requested_by",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "heartbeat_at",
+        "step_token",
+    )
+    actions = ["cancel_jobs"]
+    show_full_result_count = False
+
+    def has_add_permission(self, request) -> bool:
+        return False  # jobs are started from the dashboard or the command line, with their parameters checked
+
+    @admin.action(description="Cancel the selected jobs")
+    def cancel_jobs(self, request, queryset) -> None:
+        cancelled = sum(job_cancel(job=job) for job in queryset.filter(status__in=AnalysisJob.ACTIVE))
+        self.message_user(request, f"Cancelled {cancelled} job{'s' if cancelled != 1 else ''}.")

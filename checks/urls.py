@@ -1,4 +1,14 @@
-"""URLs of the checks app (soft-404, decay, structural filtering, page finding); filled by their issues."""
+"""URLs of the checks app: analysis jobs (decay, structural filtering, page types, page finding) and their results."""
+
+from django.urls import path
+
+from checks import views
 
 app_name = "checks"
-urlpatterns: list = []
+urlpatterns = [
+    path("jobs/<int:job_id>/", views.job_detail, name="job"),
+    path("jobs/<int:job_id>/progress/", views.job_progress, name="job-progress"),
+    path("jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job-cancel"),
+    path("jobs/<int:job_id>/report.json", views.job_report, name="job-report"),
+    path("start/<slug:kind>/<int:target_id>/", views.job_start_view, name="job-start"),
+]

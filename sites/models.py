@@ -225,6 +225,21 @@ class PageBody(models.Model):
         return zlib.decompress(self.data)
 
 
+class PageExtract(models.Model):
+    """What one extractor of the page readers' hook read from a page (docs/analysis-jobs.md), in its own
+    compact format; written with the page, or later from its stored body (sites.services.extracts)."""
+
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="extracts")
+    name = models.CharField(max_length=16, help_text="The extractor's name in WEBAUDIT_PAGE_EXTRACTORS.")
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["page", "name"], name="extract_unique_name_per_page")]
+
+    def __str__(self) -> str:
+        return f"{self.name} of page {self.page_id}"
+
+
 class Link(models.Model):
     class Tag(models.TextChoices):
         ANCHOR = "a", "Link (a)"

@@ -101,3 +101,17 @@ def crawl_site(user):
         return crawl_run(crawl=started)
 
     return crawl
+
+
+@pytest.fixture
+def owner():
+    """A site owner, for the dashboard tests."""
+    from tests.sites.factories import make_user
+
+    return make_user("olivia")
+
+
+@pytest.fixture
+def signed_in(client, owner):
+    client.force_login(owner)
+    return client

@@ -177,6 +177,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "sites.tasks.crawls_resume_stalled",
         "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0),
     },
+    "resume-stalled-analysis-jobs": {
+        "task": "checks.tasks.jobs_resume_stalled",
+        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0),
+    },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
@@ -212,6 +216,16 @@ WEBAUDIT_CRAWLS_KEPT = env_int("WEBAUDIT_CRAWLS_KEPT", 0, minimum=0)
 # Processes that read fetched pages (parse, links, soft-404 classifier) for each crawling process, so that one
 # crawl uses more than one core; 0 reads them in the fetch threads (docs/crawling.md, "Reading pages").
 WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4), minimum=0)
+# Per-page data the analyses read while the crawl's readers hold the parsed page, by name: "module:function"
+# (docs/analysis-jobs.md, "Reading a page once"). WEBAUDIT_PAGE_EXTRACTORS_OFF names ones a deployment skips.
+WEBAUDIT_PAGE_EXTRACTORS = {
+    name: path for name, path in {}.items() if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
+}
+
+# Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose
+# worker has not reported for the lease is resumed by beat (checked every WEBAUDIT_RESUME_CHECK_SECONDS).
+WEBAUDIT_JOB_STEP_SECONDS = env_float("WEBAUDIT_JOB_STEP_SECONDS", 20.0, minimum=1.0)
+WEBAUDIT_JOB_LEASE_SECONDS = env_int("WEBAUDIT_JOB_LEASE_SECONDS", 90, minimum=1)
 
 # Dead pages and soft-404s (docs/soft404.md). A transient failure (timeout, reset, 5xx) makes a page "failing";
 # it is reported dead once it has failed on this many checks, each at least the spacing after the previous

@@ -33,6 +33,8 @@ class CrawlConfig:
     probe_resemblance: float = 0.8
     soft404_threshold: float = 0.5
     soft404_model: str = ""  # a model file; "" for the one shipped with webaudit
+    # The readers' extractors this crawl runs, as (name, "module:function") (sites/crawler/extractors.py).
+    extractors: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_settings(cls, django_settings: Any, *, start_url: str, **overrides: Any) -> CrawlConfig:
@@ -63,6 +65,7 @@ class CrawlConfig:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["allowed_networks"] = list(self.allowed_networks)
+        data["extractors"] = [list(pair) for pair in self.extractors]
         return data
 
     @classmethod
@@ -70,6 +73,7 @@ class CrawlConfig:
         known = {f.name for f in fields(cls)}
         values = {key: value for key, value in data.items() if key in known}
         values["allowed_networks"] = tuple(values.get("allowed_networks", ()))
+        values["extractors"] = tuple(tuple(pair) for pair in values.get("extractors", ()))
         return cls(**values)
 
     @property

@@ -48,6 +48,7 @@ class PageOutcome:
     nofollow: bool = False
     # HTML bodies are kept for later analyses, compressed here in the thread.
     compressed_body: bytes | None = None
+    extracts: dict[str, bytes] = field(default_factory=dict)  # the analyses' extractors' results, by name
     judgement: Judgement | None = None
 
     @property
@@ -171,8 +172,10 @@ class CrawlSession:
                         if probe is not None
                         and probe_compares_contents(url=job.url, result=result, probe=probe)
                         else None,
+                        extractors=self.config.extractors,
                     )
                 )
+                outcome.extracts = reading.extracts
                 outcome.encoding, outcome.parsed = reading.encoding, reading.page
                 outcome.noindex |= reading.page.noindex
                 outcome.nofollow |= reading.page.nofollow

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from sites.crawler.extractors import extracts_read
 from sites.crawler.parse import ParsedPage, extract_page, parse_document
 from sites.http.decoding import decode_body
 
@@ -57,6 +58,8 @@ class PageRequest:
     model: str | None = ""
     # The visible text of the directory's probe, when Table 1 compares the page's with it (docs/soft404.md).
     probe_text: str | None = None
+    # The analyses' extractors to run over the parsed page, as (name, "module:function") (extractors.py).
+    extractors: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -69,6 +72,7 @@ class PageReading:
     probability: float | None = None  # of being a soft-404, by the classifier
     says_not_found: bool | None = None  # the page carries not-found or parked wording
     probe_resemblance: float | None = None  # of the page's visible text to probe_text, when given
+    extracts: dict[str, bytes] = field(default_factory=dict)  # each extractor's result, by its name
 
 
 def read_page(request: PageRequest) -> PageReading:
@@ -92,6 +96,8 @@ def read_page(request: PageRequest) -> PageReading:
         features = extract_from_tree(root, page_bytes=len(request.body), url=request.url)
         reading.probability = soft404_compiled(request.model).probability(features.vector())
         reading.says_not_found = page_says_not_found(features)
+    if request.extractors:
+        reading.extracts = extracts_read(request.extractors, root, url=request.url, body=request.body)
     return reading
 
 

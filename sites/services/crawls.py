@@ -17,6 +17,7 @@ from django.utils import timezone
 from checks.services import probes_load
 from checks.soft404.errors import ModelVersionError
 from sites.crawler.config import CrawlConfig
+from sites.crawler.extractors import extractors_for
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
@@ -80,6 +81,7 @@ def crawl_config_for(
     # What the caller asks for this one crawl wins over the site's settings, which win over the defaults.
     chosen = {"max_pages": max_pages, "max_depth": max_depth, **overrides}
     site_values.update({key: value for key, value in chosen.items() if value is not None})
+    site_values.setdefault("extractors", extractors_for(site, settings.WEBAUDIT_PAGE_EXTRACTORS))
     return CrawlConfig.from_settings(settings, start_url=start_url, **site_values)
 
 

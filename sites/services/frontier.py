@@ -22,7 +22,7 @@ from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome
 from sites.crawler.parse import ParsedPage
 from sites.crawler.urls import CrawlScope
-from sites.models import Crawl, Link, Page, PageBody, url_key
+from sites.models import Crawl, Link, Page, PageBody, PageExtract, url_key
 
 # SQLite refuses statements with more than 32766 parameters; keys are looked up in slices well below that.
 KEY_SLICE = 900
@@ -194,6 +194,7 @@ def frontier_record(
     by_id = {page.pk: page for page in pages}
     discovered: list[tuple[Page, ParsedPage, bool]] = []
     bodies: list[PageBody] = []
+    extracts: list[PageExtract] = []
     done: list[tuple[int, dict]] = []
     retried: list[Page] = []
     with transaction.atomic():
@@ -217,11 +218,15 @@ def frontier_record(
             stats.pages += 1
             if outcome.compressed_body is not None:
                 bodies.append(PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding))
+            extracts += (
+                PageExtract(page=page, name=name, data=data) for name, data in outcome.extracts.items()
+            )
             if outcome.parsed and outcome.parsed.links:
                 discovered.append((page, outcome.parsed, not outcome.nofollow or not config.obey_robots))
         _update_done(done)
         Page.objects.bulk_update(retried, RETRY_FIELDS)
         PageBody.objects.bulk_create(bodies, batch_size=100)
+        PageExtract.objects.bulk_create(extracts, batch_size=100)
         probes_save(
             crawl=crawl,
             answers=[o.judgement.probe for o in outcomes if o.judgement and o.judgement.probe_fetched],

@@ -12,8 +12,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 
-from checks.models import DirectoryProbe
-from sites.models import Crawl, Link, Page, PageBody, RobotsFile, Site
+from checks.models import AnalysisJob, DirectoryProbe
+from sites.models import Crawl, Link, Page, PageBody, PageExtract, RobotsFile, Site
 
 
 class CrawlActiveError(Exception):
@@ -58,7 +58,9 @@ def deletion_summary(*, crawl_ids: list[int]) -> dict[str, int]:
         "crawls": Crawl.objects.filter(pk__in=crawl_ids).count(),
         "pages": Page.objects.filter(crawl_id__in=crawl_ids).count(),
         "page bodies": PageBody.objects.filter(page__crawl_id__in=crawl_ids).count(),
+        "page extracts": PageExtract.objects.filter(page__crawl_id__in=crawl_ids).count(),
         "links": Link.objects.filter(crawl_id__in=crawl_ids).count(),
         "robots.txt files": RobotsFile.objects.filter(crawl_id__in=crawl_ids).count(),
         "directory probes": DirectoryProbe.objects.filter(crawl_id__in=crawl_ids).count(),
+        "analysis jobs": AnalysisJob.objects.filter(crawl_id__in=crawl_ids).count(),
     }

@@ -12,8 +12,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from checks.models import DirectoryProbe
-from sites.models import Crawl, Link, Page, PageBody, RobotsFile
+from checks.models import AnalysisJob, DirectoryProbe
+from sites.models import Crawl, Link, Page, PageBody, PageExtract, RobotsFile
 from sites.services.crawls import crawl_cancel, crawl_finish
 from sites.services.retention import CrawlActiveError, crawl_delete, crawls_prune, deletion_summary
 from tests.sites.factories import body, make_crawl, make_link, make_page, make_site, make_user
@@ -32,6 +32,8 @@ def crawl_with_rows(site=None, links: int = 3, **fields) -> Crawl:
     DirectoryProbe.objects.create(
         crawl=crawl, directory=crawl.site.url, directory_key="k", url=crawl.site.url + "xyz", status=404
     )
+    PageExtract.objects.create(page=home, name="dom", data=b"keys")
+    AnalysisJob.objects.create(kind="decay", site=crawl.site, crawl=crawl)
     return crawl
 
 
@@ -48,9 +50,11 @@ def test_deleting_a_crawl_removes_everything_it_found_and_nothing_else():
         "crawls": 1,
         "pages": 4,
         "page bodies": 1,
+        "page extracts": 1,
         "links": 3,
         "robots.txt files": 1,
         "directory probes": 1,
+        "analysis jobs": 1,
     }
 
     crawl_delete(crawl=doomed)

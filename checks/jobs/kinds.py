@@ -1,0 +1,72 @@
+"""The registered kinds of analysis job: what each one is, and where its package defines it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
+
+from django.utils.module_loading import import_string
+
+if TYPE_CHECKING:
+    from django import forms
+
+    from checks.jobs.context import JobContext
+    from checks.models import AnalysisJob
+
+# Every kind, by name: the `JobKind` its package defines (loaded on first use, so no package is imported
+# before it is needed and adding a kind edits only this table).
+KIND_PATHS: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """One analysis, as the job machinery runs it (docs/analysis-jobs.md)."""
+
+    name: str
+    label: str
+    scope: Literal["crawl", "site"]
+    # (crawl or site, raw parameters) -> the parameters to store; raises JobInputError with a message for users.
+    clean: Callable[[Any, dict], dict]
+    # Works until ctx.time_up(), saving results with ctx.progress(); True once the job is done.
+    step: Callable[[JobContext], bool]
+    # The JSON the CLI writes and the dashboard offers for download.
+    report: Callable[[AnalysisJob], dict]
+    form: type[forms.Form] | None = None  # the dashboard's start form; its cleaned_data goes to clean()
+    result_template: str = ""  # shown under the progress on the job's page
+    result_context: Callable[[AnalysisJob, Any], dict] | None = (
+        None  # (job, request) -> that template's context
+    )
+    description: str = ""  # one line under the start form
+
+
+class UnknownKind(LookupError):
+    pass
+
+
+@cache
+def job_kind(name: str) -> JobKind:
+    path = KIND_PATHS.get(name)
+    if path is None:
+        raise UnknownKind(f"no analysis called {name!r}")
+    kind = import_string(path.replace(":", "."))
+    if kind.name != name:
+        raise UnknownKind(f"{path} defines kind {kind.name!r}, listed as {name!r}")
+    return kind
+
+
+def job_kinds(scope: str | None = None) -> list[JobKind]:
+    """Every registered kind (of one scope), in the table's order."""
+    return [job_kind(name) for name in KIND_PATHS if scope is None or job_kind(name).scope == scope]
+
+
+def kind_register(path: str, *, name: str) -> None:
+    """Add a kind to the table at run time (tests, plug-ins); the table in this module is the usual place."""
+    KIND_PATHS[name] = path
+    job_kind.cache_clear()
+
+
+def kind_unregister(name: str) -> None:
+    KIND_PATHS.pop(name, None)
+    job_kind.cache_clear()
