@@ -133,3 +133,7 @@ class AnalysisJob(models.Model):
         from django.utils import timezone
 
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+
+# The structural filter's models live in its package (one analysis, one package); Django finds them here.
+from checks.structure.models import PageSimilarity, PageTypeMember, StructureFilter  # noqa: E402, F401

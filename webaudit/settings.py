@@ -219,7 +219,12 @@ WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4)
 # Per-page data the analyses read while the crawl's readers hold the parsed page, by name: "module:function"
 # (docs/analysis-jobs.md, "Reading a page once"). WEBAUDIT_PAGE_EXTRACTORS_OFF names ones a deployment skips.
 WEBAUDIT_PAGE_EXTRACTORS = {
-    name: path for name, path in {}.items() if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
+    name: path
+    for name, path in {
+        # Each HTML page's BFS node sequence for structural filters and page types (docs/structure.md).
+        "dom": "checks.structure.extract:dom_keys",
+    }.items()
+    if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
 }
 
 # Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose

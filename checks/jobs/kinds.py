@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 # Every kind, by name: the `JobKind` its package defines (loaded on first use, so no package is imported
 # before it is needed and adding a kind edits only this table).
-KIND_PATHS: dict[str, str] = {}
+KIND_PATHS: dict[str, str] = {
+    "filter": "checks.structure.job:FILTER",
+    "pagetypes": "checks.structure.job:PAGETYPES",
+}
 
 
 @dataclass(frozen=True)

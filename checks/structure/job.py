@@ -21,7 +21,8 @@ EXAMPLES = 5
 def _backfilled(ctx: JobContext) -> bool:
     """Extract the stored bodies that lack a `dom` extract, a chunk at a time; True once none is left."""
     crawl = ctx.job.crawl
-    while ctx.state.get("phase", "backfill") == "backfill":
+    ctx.state.setdefault("phase", "backfill")
+    while ctx.state["phase"] == "backfill":
         with transaction.atomic():
             read = services.dom_backfill(crawl=crawl, limit=BACKFILL_CHUNK)
             done = ctx.state["backfilled"] = ctx.state.get("backfilled", 0) + read
@@ -58,7 +59,9 @@ def filter_step(ctx: JobContext) -> bool:
     # Scoring runs in one go: ~0.3 ms a page (decode, keys, LCS), so a 50,000-page crawl fits one step.
     doms = services.dom_sequences(crawl=job.crawl)
     urls = services.page_urls(crawl=job.crawl, page_ids=doms)
-    scores, summary = services.filter_evaluate(crawl=job.crawl, parameters=parameters, doms=doms, page_urls=urls)
+    scores, summary = services.filter_evaluate(
+        crawl=job.crawl, parameters=parameters, doms=doms, page_urls=urls
+    )
     threshold = summary["threshold"]
     with transaction.atomic():
         PageSimilarity.objects.filter(job=job).delete()
@@ -67,7 +70,9 @@ def filter_step(ctx: JobContext) -> bool:
             for pid, score in scores.items()
         ]
         PageSimilarity.objects.bulk_create(rows, batch_size=BATCH)
-        ctx.progress(done=len(rows), total=len(rows), note=f"{summary['matches']:,} of {len(rows):,} pages match")
+        ctx.progress(
+            done=len(rows), total=len(rows), note=f"{summary['matches']:,} of {len(rows):,} pages match"
+        )
     ctx.finish(result=summary)
     return True
 

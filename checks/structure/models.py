@@ -15,7 +15,9 @@ class StructureFilter(models.Model):
     relation = models.CharField(max_length=8, default="default", help_text="default, rsn, rpsa or csr.")
     attributes = models.JSONField(default=list, blank=True, help_text="RPSA's subset, as tag.attribute.")
     tags = models.JSONField(default=list, blank=True, help_text="Node kinds; empty for the relation's own.")
-    threshold = models.FloatField(null=True, blank=True, help_text="Empty: calibrated (default) or the paper's.")
+    threshold = models.FloatField(
+        null=True, blank=True, help_text="Empty: calibrated (default) or the paper's."
+    )
     combine = models.CharField(max_length=4, default="mean", help_text="How several templates combine.")
     target_pattern = models.CharField(
         max_length=500, blank=True, help_text="A regular expression: URLs it matches are labelled targets."
@@ -47,6 +49,9 @@ class PageSimilarity(models.Model):
         indexes = [models.Index(fields=["job", "-similarity"], name="similarity_by_job")]
         constraints = [models.UniqueConstraint(fields=["job", "page"], name="similarity_unique_page")]
 
+    def __str__(self) -> str:
+        return f"page {self.page_id}: {self.similarity:.3f}"
+
 
 class PageTypeMember(models.Model):
     """A page's structural type in a page-types job (type 0 is the biggest)."""
@@ -60,3 +65,6 @@ class PageTypeMember(models.Model):
         ordering = ["type_index", "page_id"]
         indexes = [models.Index(fields=["job", "type_index"], name="pagetype_by_job")]
         constraints = [models.UniqueConstraint(fields=["job", "page"], name="pagetype_unique_page")]
+
+    def __str__(self) -> str:
+        return f"page {self.page_id}: type {self.type_index}"

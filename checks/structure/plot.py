@@ -50,7 +50,9 @@ def distribution_svg(
         )
     for tick in range(0, 11, 2):
         x = MARGIN + plot_w * tick / 10
-        parts.append(f'<text x="{x:.1f}" y="{HEIGHT - MARGIN + 14}" font-size="10" text-anchor="middle">{tick / 10:.1f}</text>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{HEIGHT - MARGIN + 14}" font-size="10" text-anchor="middle">{tick / 10:.1f}</text>'
+        )
     parts.append(f'<text x="{MARGIN}" y="{MARGIN / 2 - 2}" font-size="10">{top} pages</text>')
     parts.append("</svg>")
     return "".join(parts)

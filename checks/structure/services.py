@@ -6,7 +6,6 @@ import logging
 import re
 from collections.abc import Iterable
 
-
 from checks.jobs import JobError, JobInputError
 from checks.structure import similarity as S
 from checks.structure.extract import DomSequence, ExtractFormatError, decode
@@ -47,7 +46,9 @@ def template_pages(*, crawl: Crawl, urls: Iterable[str]) -> list[Page]:
         if page is None:
             raise JobInputError(f"{url} is not a page of crawl #{crawl.pk}")
         if not html_pages(crawl).filter(pk=page.pk).exists():
-            raise JobInputError(f"{url} is not an HTML page of crawl #{crawl.pk} ({page.content_type or 'no content'})")
+            raise JobInputError(
+                f"{url} is not an HTML page of crawl #{crawl.pk} ({page.content_type or 'no content'})"
+            )
         stored = PageExtract.objects.filter(page=page, name=EXTRACT).exclude(data=b"").exists()
         if not stored and not PageBody.objects.filter(page=page).exists():
             raise JobInputError(f"the body of {url} was pruned: it cannot serve as a template")
@@ -189,7 +190,10 @@ def filter_evaluate(
     if threshold is None and method.relation != "default":
         threshold, how = S.PAPER_THRESHOLDS[method.relation], "the paper's"
     elif threshold is None and labelled:
-        threshold, how = S.best_threshold(scores, targets, non_targets).threshold, "calibrated on the labels (§3.3)"
+        threshold, how = (
+            S.best_threshold(scores, targets, non_targets).threshold,
+            "calibrated on the labels (§3.3)",
+        )
     elif threshold is None:
         threshold, how = S.calibrated_threshold(others, chance), "calibrated from the score distribution"
     summary = {
@@ -204,7 +208,9 @@ def filter_evaluate(
     if labelled:
         summary["histogram_targets"] = histogram(scores[pid] for pid in targets if pid in scores)
         summary["histogram_non_targets"] = histogram(scores[pid] for pid in non_targets if pid in scores)
-        summary["accuracy"] = S.accuracy(scores, targets, threshold, relation=method.relation, labelled=targets | non_targets).as_dict()
+        summary["accuracy"] = S.accuracy(
+            scores, targets, threshold, relation=method.relation, labelled=targets | non_targets
+        ).as_dict()
         summary["comparison"] = comparison
     return scores, summary
 
@@ -225,6 +231,9 @@ def type_shares(page_ids: list[int]) -> dict:
         broken += chunk.broken().count()
         soft404 += chunk.filter(verdict="soft404").count()
     size = len(page_ids) or 1
-    return {"broken": broken, "soft404": soft404, "broken_share": broken / size, "soft404_share": soft404 / size}
-
-
+    return {
+        "broken": broken,
+        "soft404": soft404,
+        "broken_share": broken / size,
+        "soft404_share": soft404 / size,
+    }

@@ -29,7 +29,9 @@ ROWS_PER_PAGE = 100
 
 class StructureFilterForm(forms.Form):
     name = forms.CharField(required=False, max_length=200)
-    templates = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), help_text="Template page URLs, one a line.")
+    templates = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}), help_text="Template page URLs, one a line."
+    )
     relation = forms.ChoiceField(
         choices=[(r, "default (ours)" if r == "default" else r.upper()) for r in RELATIONS], initial="default"
     )
@@ -108,7 +110,9 @@ def filter_new(request: HttpRequest, crawl_id: int) -> HttpResponse:
             initial = {"templates": page.url, "name": f"Pages like {page.url}"}
         form = StructureFilterForm(initial=initial)
     filters = StructureFilter.objects.filter(site=crawl.site)[:20]
-    return render(request, "checks/structure/filter_new.html", {"crawl": crawl, "form": form, "filters": filters})
+    return render(
+        request, "checks/structure/filter_new.html", {"crawl": crawl, "form": form, "filters": filters}
+    )
 
 
 @login_required

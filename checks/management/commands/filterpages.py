@@ -17,12 +17,18 @@ class Command(JobCommand):
 
     def add_job_arguments(self, parser) -> None:
         parser.add_argument("crawl_id")
-        parser.add_argument("--template", action="append", required=True, metavar="URL", help="a template page")
+        parser.add_argument(
+            "--template", action="append", required=True, metavar="URL", help="a template page"
+        )
         parser.add_argument("--relation", help=f"one of {', '.join(PAPER_RELATIONS)} (default: ours)")
         parser.add_argument("--threshold", help="similarity in [0, 1] at or above which a page matches")
         parser.add_argument("--attributes", help="RPSA's subset, comma-separated tag.attribute")
-        parser.add_argument("--combine", choices=["mean", "max"], default="mean", help="how templates combine")
-        parser.add_argument("--targets", metavar="REGEX", help="label target pages by URL: adds PR/RR to the job")
+        parser.add_argument(
+            "--combine", choices=["mean", "max"], default="mean", help="how templates combine"
+        )
+        parser.add_argument(
+            "--targets", metavar="REGEX", help="label target pages by URL: adds PR/RR to the job"
+        )
 
     def start_job(self, options):
         crawl = crawl_for_analysis(options["crawl_id"])
