@@ -17,7 +17,9 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.testbed]
 
 @pytest.fixture
 def postgres_crawl(testbed, crawl_site):
-    crawl = crawl_site(testbed["error_page"], site_settings={"check_external": False}, concurrency=8, max_pages=5000)
+    crawl = crawl_site(
+        testbed["error_page"], site_settings={"check_external": False}, concurrency=8, max_pages=5000
+    )
     assert crawl.status == Crawl.Status.FINISHED, crawl.error
     bodies = PageBody.objects.filter(page__crawl=crawl, page__status_code=200).select_related("page")
     targets = {body.page.url for body in bodies if b'class="refentry"' in body.content}
@@ -41,7 +43,9 @@ def test_default_method_finds_the_reference_pages_from_one_template(postgres_cra
     rpsa = run(crawl, templates=[template], relation="rpsa", **labels)
     # With labels the default method calibrates on them (§3.3); without, from the score distribution.
     unlabelled = run(crawl, templates=[template])
-    matched = set(PageSimilarity.objects.filter(job=unlabelled, match=True).values_list("page__url", flat=True))
+    matched = set(
+        PageSimilarity.objects.filter(job=unlabelled, match=True).values_list("page__url", flat=True)
+    )
     precision, recall = len(matched & targets) / len(matched), len(matched & targets) / len(targets)
     assert precision >= 0.9 and recall >= 0.9, (precision, recall)
     assert default.result["accuracy"]["PR"] >= 0.9 and default.result["accuracy"]["RR"] >= 0.9
@@ -57,10 +61,17 @@ def test_page_types_find_the_reference_pages_as_one_type(postgres_crawl):
     job = job_run(job=job_start(kind="pagetypes", crawl=crawl, parameters={}, enqueue=False))
     best = max(
         job.result["types"],
-        key=lambda t: len(targets & set(
-            PageTypeMember.objects.filter(job=job, type_index=t["index"]).values_list("page__url", flat=True)
-        )),
+        key=lambda t: len(
+            targets
+            & set(
+                PageTypeMember.objects.filter(job=job, type_index=t["index"]).values_list(
+                    "page__url", flat=True
+                )
+            )
+        ),
     )
-    members = set(PageTypeMember.objects.filter(job=job, type_index=best["index"]).values_list("page__url", flat=True))
+    members = set(
+        PageTypeMember.objects.filter(job=job, type_index=best["index"]).values_list("page__url", flat=True)
+    )
     assert len(members & targets) / len(targets) >= 0.9
     assert len(members & targets) / len(members) >= 0.9

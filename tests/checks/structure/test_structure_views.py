@@ -32,7 +32,7 @@ def test_page_rows_offer_pages_like_this(signed_in, owned_crawl):
     crawl, root = owned_crawl
     page = crawl.pages.get(url=root + "ref1.html")
     response = signed_in.get(reverse("sites:crawl", args=[crawl.pk]))
-    assert f'{reverse("checks:structure-new", args=[crawl.pk])}?page={page.pk}' in response.content.decode()
+    assert f"{reverse('checks:structure-new', args=[crawl.pk])}?page={page.pk}" in response.content.decode()
 
 
 def test_pages_like_this_saves_the_filter_runs_it_and_shows_scores_and_the_plot(signed_in, owned_crawl):
@@ -60,10 +60,14 @@ def test_marking_a_page_keeps_the_label_and_runs_the_filter_again(signed_in, own
     crawl, root = owned_crawl
     saved = StructureFilter.objects.create(site=crawl.site, templates=[root + "ref2.html"])
     job = job_start(
-        kind="filter", crawl=crawl, parameters={"templates": saved.templates, "filter_id": saved.pk}, enqueue=False
+        kind="filter",
+        crawl=crawl,
+        parameters={"templates": saved.templates, "filter_id": saved.pk},
+        enqueue=False,
     )
     response = signed_in.post(
-        reverse("checks:structure-label", args=[job.pk]), {"url": root + "chapter1.html", "label": "non_target"}
+        reverse("checks:structure-label", args=[job.pk]),
+        {"url": root + "chapter1.html", "label": "non_target"},
     )
     assert response.status_code == 302
     saved.refresh_from_db()
@@ -97,6 +101,7 @@ def test_other_users_cannot_see_or_run_filters(client, owned_crawl):
     client.force_login(make_user("mallory"))
     assert client.get(reverse("checks:structure-new", args=[crawl.pk])).status_code == 404
     response = client.post(
-        reverse("checks:structure-new", args=[crawl.pk]), {"templates": root + "ref1.html", "relation": "default"}
+        reverse("checks:structure-new", args=[crawl.pk]),
+        {"templates": root + "ref1.html", "relation": "default"},
     )
     assert response.status_code == 404
