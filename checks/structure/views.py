@@ -38,6 +38,9 @@ class StructureFilterForm(forms.Form):
     attributes = forms.CharField(
         required=False, help_text="RPSA's attributes, as tag.attribute, space-separated (div.class div.id …)."
     )
+    tags = forms.CharField(
+        required=False, label="Node kinds", help_text="Tags, space-separated; empty for the relation's own."
+    )
     threshold = forms.FloatField(
         required=False, min_value=0, max_value=1, help_text="Empty: calibrated (default) or the paper's."
     )
@@ -90,6 +93,7 @@ def filter_new(request: HttpRequest, crawl_id: int) -> HttpResponse:
                 templates=data["templates"].split(),
                 relation=data["relation"],
                 attributes=data["attributes"].split(),
+                tags=data["tags"].split(),
                 threshold=data["threshold"],
                 combine=data["combine"],
                 target_pattern=data["target_pattern"].strip(),

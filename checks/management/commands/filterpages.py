@@ -24,6 +24,9 @@ class Command(JobCommand):
         parser.add_argument("--threshold", help="similarity in [0, 1] at or above which a page matches")
         parser.add_argument("--attributes", help="RPSA's subset, comma-separated tag.attribute")
         parser.add_argument(
+            "--tags", help="node kinds, comma-separated (default: div,span; ours a wider set)"
+        )
+        parser.add_argument(
             "--combine", choices=["mean", "max"], default="mean", help="how templates combine"
         )
         parser.add_argument(
@@ -46,6 +49,7 @@ class Command(JobCommand):
             "relation": relation,
             "threshold": threshold,
             "attributes": options["attributes"].split(",") if options["attributes"] else None,
+            "tags": options["tags"].split(",") if options["tags"] else None,
             "combine": options["combine"],
             "target_pattern": options["targets"] or "",
         }

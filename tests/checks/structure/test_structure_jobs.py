@@ -150,6 +150,30 @@ def test_a_pruned_template_is_refused(docs_crawl):
     PageBody.objects.filter(page=page).delete()
     with pytest.raises(JobInputError, match="pruned"):
         job_start(kind="filter", crawl=crawl, parameters={"templates": [page.url]}, enqueue=False)
+    with pytest.raises(CommandError, match="pruned") as caught:
+        call_command("filterpages", str(crawl.pk), "--template", page.url, "--quiet")
+    assert caught.value.returncode == 2
+
+
+def test_the_tag_set_is_a_parameter(docs_crawl, tmp_path):
+    crawl, root = docs_crawl
+    out = tmp_path / "rsn.json"
+    call_command(
+        "filterpages",
+        str(crawl.pk),
+        "--template",
+        root + "ref1.html",
+        "--relation",
+        "rsn",
+        "--tags",
+        "div,h1,pre",
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    job = crawl.analysis_jobs.get(kind="filter")
+    assert job.parameters["tags"] == ["div", "h1", "pre"]
+    assert json.loads(out.read_text())["relation"] == "rsn"
 
 
 def test_a_non_html_template_is_refused(httpserver, crawl_site):
