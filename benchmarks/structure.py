@@ -3,7 +3,8 @@
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
-- the crawl-time extraction (`dom_keys`, parse excluded, in ms a page; the parse alone beside it);
+- the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
+  these pages and on the python docs' (127.0.0.1:8101), which are bigger;
 - the filter over stored extracts, decode included, on one core: seconds per 1,000 pages for one template and
   for five (the paper's Java: 19.7 s per 1,000 pages, parse included);
 - page-type discovery of 10,000 pages (the site's pages copied with one key dropped at random, so that no
@@ -36,14 +37,18 @@ from sites.crawler.parse import parse_document  # noqa: E402
 
 BASE = "http://127.0.0.1:8102/"
 DOCROOT = Path("/usr/share/doc/postgresql-doc-15/html")
+# The python docs' pages are bigger (~2,000 elements against ~800): the extraction is timed on them too.
+PYTHON_BASE = "http://127.0.0.1:8101/"
+PYTHON_DOCROOT = Path("/usr/share/doc/python3.11/html")
 TARGET_MARK = b'class="refentry"'
 
 
-def fetch_site() -> dict[str, bytes]:
+def fetch_site(base: str = BASE, docroot: Path = DOCROOT) -> dict[str, bytes]:
+    """Every page of a test-bed site's document tree, fetched from the test bed."""
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     pages = {}
-    for path in sorted(DOCROOT.glob("*.html")):
-        url = BASE + path.name
+    for path in sorted(docroot.rglob("*.html")):
+        url = base + path.relative_to(docroot).as_posix()
         with opener.open(url, timeout=10) as reply:
             pages[url] = reply.read()
     return pages
@@ -158,8 +163,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(bodies)} pages fetched from {BASE}, {len(targets)} reference pages (the target set)")
     figures = time_extraction(bodies)
     blobs = figures.pop("blobs")
+    python = time_extraction(fetch_site(PYTHON_BASE, PYTHON_DOCROOT))
+    python.pop("blobs")
+    figures.update({f"python_docs_{name}": value for name, value in python.items()})
     for name, value in figures.items():
-        print(f"{name:28s} {value:10.3f}")
+        print(f"{name:40s} {value:10.3f}")
     reference = sorted(targets)
     for count in (1, 5):
         chosen = reference[:: max(1, len(reference) // count)][:count]
