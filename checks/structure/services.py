@@ -10,7 +10,7 @@ from checks.jobs import JobError, JobInputError
 from checks.structure import similarity as S
 from checks.structure.extract import DomSequence, ExtractFormatError, decode
 from sites.crawler.urls import normalize_url
-from sites.models import Crawl, Page, PageBody, PageExtract, url_key
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
 from sites.services.extracts import page_extracts, page_extracts_backfill
 
 log = logging.getLogger(__name__)
@@ -224,16 +224,25 @@ def page_urls(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, str]:
 
 
 def type_shares(page_ids: list[int]) -> dict:
-    """How many pages of a type are broken (dead, failing or soft-404) and soft-404."""
-    broken = soft404 = 0
+    """How many pages of a type are broken (dead, failing or soft-404), soft-404, and link to a broken page."""
+    broken = soft404 = linking = 0
     for start in range(0, len(page_ids), 1000):
-        chunk = Page.objects.filter(pk__in=page_ids[start : start + 1000])
+        ids = page_ids[start : start + 1000]
+        chunk = Page.objects.filter(pk__in=ids)
         broken += chunk.broken().count()
         soft404 += chunk.filter(verdict="soft404").count()
+        linking += (
+            Link.objects.filter(source_id__in=ids, target__verdict__in=BROKEN_VERDICTS)
+            .values("source_id")
+            .distinct()
+            .count()
+        )
     size = len(page_ids) or 1
     return {
         "broken": broken,
         "soft404": soft404,
+        "linking_to_broken": linking,
         "broken_share": broken / size,
         "soft404_share": soft404 / size,
+        "linking_to_broken_share": linking / size,
     }

@@ -10,7 +10,7 @@ class Command(JobCommand):
     help = (
         "Group a crawl's HTML pages into structural page types (docs/structure.md). Writes "
         '{"crawl", "types": [{"index", "size", "template", "examples", "broken", "soft404", "broken_share", '
-        '"soft404_share", "pages"}]}.'
+        '"soft404_share", "linking_to_broken", "linking_to_broken_share", "pages"}]}.'
     )
     progress_unit = "page"
 

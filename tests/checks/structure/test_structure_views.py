@@ -94,6 +94,8 @@ def test_page_types_list_their_shares_and_filter_the_report_by_type(signed_in, o
     refs = next(t for t in job.result["types"] if root + "ref0.html" in t["examples"] or t["size"] == 6)
     pages = signed_in.get(reverse("checks:structure-type", args=[job.pk, refs["index"]])).content.decode()
     assert root + "ref3.html" in pages and root + "chapter1.html" not in pages
+    linking = next(t for t in job.result["types"] if root + "broken.html" in t["examples"])
+    assert linking["linking_to_broken"] == 1 and linking["broken"] == 0
 
 
 def test_other_users_cannot_see_or_run_filters(client, owned_crawl):
