@@ -1,19 +1,19 @@
-"""The DOM of a page as its breadth-first sequence of element nodes, encoded compactly (the `dom` extract).
+"""The DOM of a page as its breadth-first sequence of nodes, encoded compactly (the `dom` extract).
 
 Run by the crawl's page readers on every HTML page (docs/analysis-jobs.md, the extractor hook) and by the
 backfill over stored bodies. It keeps what every same-relationship of Deng & He (2018, §3.1) and the default
-method (docs/structure.md) compare: each element's tag and attributes, in BFS order. The relation, the tag set
-and the attribute subset are chosen when a filter runs, over the stored sequences, so changing them needs no
-new crawl.
+method (docs/structure.md) compare: the tag and attributes of each node of the STORED_TAGS kinds, in BFS
+order. The relation, the node kinds (among those stored) and the attribute subset are chosen when a filter
+runs, over the stored sequences, so changing them needs no new crawl.
 
 Format, version 1: one version byte, then zlib of
     header      struct "<II": the number of distinct signatures, of nodes
-    nodes       uint32s: each element's signature index, in BFS order
+    nodes       uint32s: each node's signature index, in BFS order
     signatures  UTF-8, NUL between signatures: the tag, then each attribute's name and value in document
                 order, all separated by US (0x1f); a value longer than LONG_VALUE characters is kept as "#" + its
                 CRC-32 in hex (equality is all any relation asks of it); NUL and US inside are dropped
-A documentation page holds ~800 elements (python docs: ~2,000) but ~150 distinct signatures (python docs: ~380),
-so the extract is small (docs/benchmarks.md) and decoding costs one split per signature, not per node.
+A postgres docs page holds ~44 such nodes and ~18 distinct signatures, a python docs page ~1,000 and ~70, so the
+extract is small (docs/benchmarks.md) and decoding costs one split per signature, not per node.
 """
 
 from __future__ import annotations
@@ -28,6 +28,14 @@ import lxml.etree
 VERSION = 1
 # Values longer than this are stored as a checksum: long values (URLs, inline styles) are compared, never read.
 LONG_VALUE = 48
+# The kinds of node stored: the paper's (div, span), the default method's block containers, and the other
+# sectioning elements, so that a filter can choose its node kinds among them without a new crawl. Leaving out
+# text-level elements (a, p, li, code, td…: 80% of a documentation page's elements) keeps the extraction at a
+# few percent of a crawl's CPU (docs/benchmarks.md).
+STORED_TAGS = (
+    "div", "span", "section", "article", "nav", "header", "footer", "main", "aside", "form",
+    "table", "ul", "ol", "dl", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
+)  # fmt: skip
 # A pathological page is cut here rather than slowing its reader (the python docs' biggest page holds 60,000).
 MAX_NODES = 200_000
 _HEADER = struct.Struct("<II")
@@ -51,27 +59,26 @@ class DomSequence:
 def bfs_signatures(root) -> tuple[list, list[int]]:
     """One walk over the tree: (distinct signatures in first-seen order, the BFS sequence of their indices).
 
-    A signature is the tag alone, or (tag, (name, value), ...). The walk is lxml's iterwalk (document order, in
-    C) with the depth counted from its start and end events; each node goes to its depth's list, and the lists
-    end to end are the BFS order. On the python docs this takes 1.7 ms a page against 2.6 ms for a BFS queue
-    of child lists (creating each child's proxy through Python's iteration is what costs).
+    The tree is the page's reduced to the STORED_TAGS kinds of node (the paper's Table 2 reduces it to div and
+    span the same way): a node's depth is the number of such nodes above it. A signature is the tag alone, or
+    (tag, (name, value), ...). The walk is lxml's iterwalk filtered by tag, in C, with the depth counted from
+    its start and end events; each node goes to its depth's list, and the lists end to end are the BFS order.
+    Only the nodes kept cost Python work: 0.1 ms a postgres docs page (44 such nodes), 1 ms a python docs page
+    (~1,000, mostly highlighting spans), against 2.7 ms for a BFS queue over every element.
     """
     index: dict = {}
     get = index.get
     levels: list[list[int]] = [[]]
     depth = nodes = 0
-    for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
+    for event, element in lxml.etree.iterwalk(root, events=("start", "end"), tag=STORED_TAGS):
         if event == "end":
             depth -= 1
             continue
         depth += 1
         if depth == len(levels):
             levels.append([])
-        tag = element.tag
-        if tag.__class__ is not str:  # comments, processing instructions, entities
-            continue
         items = element.items()
-        signature = (tag, *items) if items else tag
+        signature = (element.tag, *items) if items else element.tag
         position = get(signature)
         if position is None:
             position = index[signature] = len(index)
@@ -105,7 +112,7 @@ def encode(signatures: list, sequence: list[int]) -> bytes:
 
 
 def dom_keys(root, *, url: str, body: bytes) -> bytes | None:
-    """The `dom` extractor: the page's BFS node sequence, encoded (None for a tree without elements)."""
+    """The `dom` extractor: the page's BFS node sequence, encoded (None for a page without such nodes)."""
     signatures, sequence = bfs_signatures(root)
     if not sequence:
         return None

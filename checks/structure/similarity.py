@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from rapidfuzz.distance import LCSseq
 
-from checks.structure.extract import DomSequence
+from checks.structure.extract import STORED_TAGS, DomSequence
 
 RELATIONS = ("default", "rsn", "rpsa", "csr")
 PAPER_RELATIONS = ("rsn", "rpsa", "csr")
@@ -74,6 +74,9 @@ def method_for(
     chosen_tags = frozenset(t.strip().lower() for t in tags if t.strip()) if tags is not None else None
     if chosen_tags is not None and not chosen_tags:
         raise MethodError("the tag set is empty")
+    if chosen_tags is not None and not chosen_tags <= set(STORED_TAGS):
+        unknown = ", ".join(sorted(chosen_tags - set(STORED_TAGS)))
+        raise MethodError(f"tags not stored by the dom extract: {unknown} (stored: {', '.join(STORED_TAGS)})")
     pairs = RPSA_ATTRIBUTES
     if attributes is not None:
         pairs = []

@@ -16,9 +16,22 @@ def tags_and_attributes(dom):
     return [dom.signatures[i] for i in dom.nodes]
 
 
-def test_extract_lists_elements_breadth_first():
-    dom = extract("<html><body><div id=a><span>x</span></div><p><em>y</em></p></body></html>")
-    assert [tag for tag, _ in tags_and_attributes(dom)] == ["html", "body", "div", "p", "span", "em"]
+def test_extract_lists_nodes_breadth_first():
+    dom = extract(
+        "<html><body><div id=a><div><span>x</span></div></div><ul><li><pre>y</pre></li></ul></body></html>"
+    )
+    assert [tag for tag, _ in tags_and_attributes(dom)] == ["div", "ul", "div", "pre", "span"]
+
+
+def test_depth_counts_only_the_stored_kinds_of_node():
+    # The tree reduced to stored kinds (the paper's Table 2): the span under p and a is a child of the div.
+    dom = extract("<div><p><a><span>deep</span></a></p><div>second</div></div>")
+    assert [tag for tag, _ in tags_and_attributes(dom)] == ["div", "span", "div"]
+
+
+def test_text_level_elements_are_not_stored():
+    dom = extract("<p><a href=x>l</a><em>e</em><code>c</code></p><div></div>")
+    assert [tag for tag, _ in tags_and_attributes(dom)] == ["div"]
 
 
 def test_extract_keeps_every_attribute_with_its_value():
@@ -28,8 +41,8 @@ def test_extract_keeps_every_attribute_with_its_value():
 
 def test_repeated_elements_share_one_signature():
     dom = extract("<div>" + "<span class=pre>x</span>" * 50 + "</div>")
-    assert len(dom) == 53  # html, body, div and 50 spans
-    assert len(dom.signatures) == 4
+    assert len(dom) == 51  # the div and 50 spans
+    assert len(dom.signatures) == 2
 
 
 def test_long_values_are_kept_as_a_checksum_that_still_compares_equal():
@@ -47,7 +60,12 @@ def test_comments_and_processing_instructions_are_not_nodes():
         "<html><body><!-- c --><div/><?pi x?></body></html>", lxml.etree.HTMLParser()
     )
     dom = decode(dom_keys(root, url="", body=b""))
-    assert [tag for tag, _ in tags_and_attributes(dom)] == ["html", "body", "div"]
+    assert [tag for tag, _ in tags_and_attributes(dom)] == ["div"]
+
+
+def test_a_page_without_stored_nodes_has_no_extract():
+    root, _ = parse_document(b"<html><body><p>just text</p></body></html>")
+    assert dom_keys(root, url="", body=b"") is None
 
 
 def test_non_ascii_and_malformed_html_round_trip():

@@ -73,9 +73,14 @@ def test_csr_needs_every_attribute_equal():
 
 
 def test_paper_relations_see_only_div_and_span_by_default_and_the_tag_set_is_a_setting():
-    a, b = "<div></div><p></p><p></p>", "<div></div><table></table>"
+    a, b = "<div></div><ul></ul><ul></ul>", "<div></div><table></table>"
     assert score("rsn", a, b) == 1.0
-    assert score("rsn", a, b, tags=["div", "p", "table"]) == pytest.approx(1 / 2.5)
+    assert score("rsn", a, b, tags=["div", "ul", "table"]) == pytest.approx(1 / 2.5)
+
+
+def test_tags_that_are_not_stored_are_refused():
+    with pytest.raises(MethodError, match="not stored"):
+        method_for("rsn", tags=["div", "td"])
 
 
 def test_default_method_leaves_out_attribute_values_found_on_one_page_only():
