@@ -107,3 +107,18 @@ def test_other_users_cannot_see_or_run_filters(client, owned_crawl):
         {"templates": root + "ref1.html", "relation": "default"},
     )
     assert response.status_code == 404
+
+
+def test_the_crawl_page_offers_both_analyses_and_starts_a_filter(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    html = signed_in.get(reverse("sites:crawl", args=[crawl.pk])).content.decode()
+    assert reverse("checks:job-start", args=["filter", crawl.pk]) in html
+    assert reverse("checks:job-start", args=["pagetypes", crawl.pk]) in html
+    response = signed_in.post(
+        reverse("checks:job-start", args=["filter", crawl.pk]),
+        {"templates": root + "ref0.html\n" + root + "ref1.html", "relation": "rpsa", "threshold": "0.5"},
+    )
+    job = crawl.analysis_jobs.get(kind="filter")
+    assert response.status_code == 302 and response["Location"] == reverse("checks:job", args=[job.pk])
+    assert job.parameters["relation"] == "rpsa" and job.parameters["threshold"] == 0.5
+    assert len(job.parameters["templates"]) == 2
