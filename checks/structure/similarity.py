@@ -262,12 +262,19 @@ def accuracy(
 def best_threshold(
     scores: Mapping[object, float], targets: set, non_targets: set, *, relation: str = ""
 ) -> Accuracy:
-    """§3.3 with labels: the threshold whose PR and RR over TWPS ∪ NTWPS are best (their harmonic mean)."""
+    """§3.3 with labels: the threshold whose PR and RR over TWPS ∪ NTWPS are best (their harmonic mean, then
+    PR). One sweep over the labelled pages sorted by score, so 10,000 labels cost milliseconds."""
     labelled = targets | non_targets
-    candidates = sorted({round(scores.get(page, 0.0), 4) for page in labelled})
-    best = accuracy(scores, targets, 1.0, relation=relation, labelled=labelled)
-    for threshold in candidates:
-        row = accuracy(scores, targets, threshold, relation=relation, labelled=labelled)
+    tuf = len(targets & labelled)
+    ranked = sorted(((round(scores.get(page, 0.0), 4), page in targets) for page in labelled), reverse=True)
+    best = Accuracy(relation, 1.0, tuf, 0, 0)
+    af = taf = 0
+    for position, (score, is_target) in enumerate(ranked):
+        af += 1
+        taf += is_target
+        if position + 1 < len(ranked) and ranked[position + 1][0] == score:
+            continue  # a threshold selects every page of its score at once
+        row = Accuracy(relation, score, tuf, af, taf)
         if (row.f1, row.pr) > (best.f1, best.pr):
             best = row
     return best
