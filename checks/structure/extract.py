@@ -111,12 +111,10 @@ def encode(signatures: list, sequence: list[int]) -> bytes:
     return bytes([VERSION]) + zlib.compress(payload + text.encode("utf-8", "surrogatepass"), 1)
 
 
-def dom_keys(root, *, url: str, body: bytes) -> bytes | None:
-    """The `dom` extractor: the page's BFS node sequence, encoded (None for a page without such nodes)."""
-    signatures, sequence = bfs_signatures(root)
-    if not sequence:
-        return None
-    return encode(signatures, sequence)
+def dom_keys(root, *, url: str, body: bytes) -> bytes:
+    """The `dom` extractor: the page's BFS node sequence, encoded. A page without stored nodes gets an empty
+    sequence, not None: it has been read, and a backfill must not read it again."""
+    return encode(*bfs_signatures(root))
 
 
 def decode(data: bytes) -> DomSequence:
@@ -129,7 +127,7 @@ def decode(data: bytes) -> DomSequence:
         end = _HEADER.size + 4 * n_nodes
         nodes = array("I")
         nodes.frombytes(payload[_HEADER.size : end])
-        texts = payload[end:].decode("utf-8", "surrogatepass").split("\x00")
+        texts = payload[end:].decode("utf-8", "surrogatepass").split("\x00") if n_signatures else []
         signatures = []
         for text in texts:
             tag, *rest = text.split("\x1f")

@@ -63,9 +63,10 @@ def test_comments_and_processing_instructions_are_not_nodes():
     assert [tag for tag, _ in tags_and_attributes(dom)] == ["div"]
 
 
-def test_a_page_without_stored_nodes_has_no_extract():
+def test_a_page_without_stored_nodes_has_an_empty_extract():
     root, _ = parse_document(b"<html><body><p>just text</p></body></html>")
-    assert dom_keys(root, url="", body=b"") is None
+    dom = decode(dom_keys(root, url="", body=b""))
+    assert len(dom) == 0 and dom.signatures == ()
 
 
 def test_non_ascii_and_malformed_html_round_trip():
