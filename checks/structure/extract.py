@@ -36,6 +36,11 @@ STORED_TAGS = (
     "div", "span", "section", "article", "nav", "header", "footer", "main", "aside", "form",
     "table", "ul", "ol", "dl", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
 )  # fmt: skip
+# Code is text, not structure: what is inside a pre (kept as one node) or a code element (not kept) is not
+# walked. Syntax highlighting puts a span around every token of a code block, ~700 of the ~1,000 stored nodes
+# of a python docs page; walking them cost the crawl's readers 15% more time there (docs/benchmarks.md).
+TEXT_BLOCKS = frozenset({"pre", "code"})
+_WALKED = (*STORED_TAGS, "code")
 # A pathological page is cut here rather than slowing its reader (the python docs' biggest page holds 60,000).
 MAX_NODES = 200_000
 _HEADER = struct.Struct("<II")
@@ -70,15 +75,26 @@ def bfs_signatures(root) -> tuple[list, list[int]]:
     get = index.get
     levels: list[list[int]] = [[]]
     depth = nodes = 0
-    for event, element in lxml.etree.iterwalk(root, events=("start", "end"), tag=STORED_TAGS):
+    in_code = False
+    walk = lxml.etree.iterwalk(root, events=("start", "end"), tag=_WALKED)
+    for event, element in walk:
         if event == "end":
-            depth -= 1
+            if in_code:  # the end of the code element just skipped (it has no node of its own)
+                in_code = False
+            else:
+                depth -= 1
             continue
+        tag = element.tag
+        if tag in TEXT_BLOCKS:
+            walk.skip_subtree()
+            if tag == "code":
+                in_code = True
+                continue
         depth += 1
         if depth == len(levels):
             levels.append([])
         items = element.items()
-        signature = (element.tag, *items) if items else element.tag
+        signature = (tag, *items) if items else tag
         position = get(signature)
         if position is None:
             position = index[signature] = len(index)

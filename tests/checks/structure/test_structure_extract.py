@@ -81,3 +81,13 @@ def test_non_ascii_and_malformed_html_round_trip():
 def test_decode_refuses_what_is_not_a_dom_extract(data):
     with pytest.raises(ExtractFormatError):
         decode(data)
+
+
+def test_code_is_text_not_structure():
+    # A pre is one node, whatever its highlighting spans; a code element and its spans are not walked.
+    dom = extract(
+        '<div><pre><span class="k">def</span> <span class="n">f</span></pre>'
+        '<p><code><span class="pre">os</span></code></p><span class="x">kept</span></div>'
+    )
+    assert [tag for tag, _ in tags_and_attributes(dom)] == ["div", "pre", "span"]
+    assert dict(tags_and_attributes(dom)[2][1]) == {"class": "x"}
