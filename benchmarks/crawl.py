@@ -177,7 +177,7 @@ def _crawl_on_worker(start: Callable[[], Any]) -> tuple[Any, float, float]:
     return crawl, crawl.finished_at.timestamp() - started, cpu
 
 
-def measure_webaudit(*, site_name: str, concurrency: int, via_worker: bool) -> Run:
+def measure_webaudit(*, site_name: str, concurrency: int, via_worker: bool, mwim: bool = False) -> Run:
     _webaudit_setup()
     from django.contrib.auth import get_user_model
     from django.db.models import Count
@@ -187,6 +187,10 @@ def measure_webaudit(*, site_name: str, concurrency: int, via_worker: bool) -> R
     from sites.services.sites import site_create
 
     site = site_create(owner=get_user_model().objects.create(username="bench"), url=SITES[site_name])
+    if mwim:  # the page readers then build every page's content extract too (docs/mwim.md)
+        from mwim.models import MwimSite
+
+        MwimSite.objects.create(site=site)
 
     def start() -> Crawl:
         options = {"concurrency": concurrency, "delay": 0, "max_pages": MAX_PAGES, "check_external": False}
@@ -356,6 +360,7 @@ def run_child(*, tool: str, site_name: str, args: argparse.Namespace) -> Run:
     options = f"--child {tool} --sites {site_name} --concurrency {args.concurrency}"
     command = [sys.executable, str(Path(__file__).resolve()), *options.split()]
     command += ["--via-worker"] if args.via_worker else []
+    command += ["--mwim"] if args.mwim else []
     with (
         tempfile.TemporaryDirectory(prefix="webaudit-bench-") as var_dir,
         _fresh_postgres(args.database_url if tool == "webaudit" else None) as database_url,
@@ -367,6 +372,7 @@ def run_child(*, tool: str, site_name: str, args: argparse.Namespace) -> Run:
             "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
             "WEBAUDIT_LOG_LEVEL": "WARNING",
             "WEBAUDIT_CRAWL_LANES": str(args.lanes),
+            "WEBAUDIT_MWIM_READER_EXTRACTS": "1" if args.mwim else "0",
         }
         env.pop("DATABASE_URL", None)
         env.pop("CELERY_BROKER_URL", None)  # the worker mode uses the embedded file broker in var_dir
@@ -461,6 +467,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=1,
         help="with --via-worker: split the crawl in this many lanes and worker processes",
     )
+    parser.add_argument(
+        "--mwim",
+        action="store_true",
+        help="register the site for MWIM, with WEBAUDIT_MWIM_READER_EXTRACTS=1: the readers also build CE files",
+    )
     parser.add_argument("--tree", type=Path, default=ROOT, help="the webaudit source tree to measure")
     parser.add_argument("--json", metavar="FILE", help="also write every run and the summary here")
     parser.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
@@ -481,7 +492,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def child_main(args: argparse.Namespace) -> int:
     site_name = args.sites[0]
     if args.child == "webaudit":
-        run = measure_webaudit(site_name=site_name, concurrency=args.concurrency, via_worker=args.via_worker)
+        run = measure_webaudit(
+            site_name=site_name, concurrency=args.concurrency, via_worker=args.via_worker, mwim=args.mwim
+        )
     else:
         run = measure_scrapy(site_name=site_name, concurrency=args.concurrency)
     print(json.dumps(asdict(run)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from sites.models import Crawl, Site
+from sites.models import Crawl, RunStatus, Site
 
 
 class DirectoryProbe(models.Model):
@@ -67,13 +67,7 @@ class AnalysisJob(models.Model):
     """One run of an analysis (decay, a structural filter, page types, a page search, CE generation) over a
     crawl or a site, worked through in steps by Celery tasks (checks.jobs, docs/analysis-jobs.md)."""
 
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
-
+    Status = RunStatus
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     kind = models.CharField(
@@ -133,6 +127,63 @@ class AnalysisJob(models.Model):
         from django.utils import timezone
 
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
+
+
+class DecayScore(models.Model):
+    """A page's decay at one σ in one decay job, beside its fraction of dead links (docs/decay.md)."""
+
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="decay_scores")
+    page = models.ForeignKey("sites.Page", on_delete=models.CASCADE, related_name="decay_scores")
+    sigma = models.FloatField()
+    decay = models.FloatField()
+    dead_link_fraction = models.FloatField(null=True, blank=True, help_text="Empty for a page without links.")
+    error_bound = models.FloatField(default=0.0, help_text="Walks: the Chernoff bound at 95%; exact: 0.")
+    # At the job's first σ only: an example path to a dead page, and the outlinks (exact) or dead pages (walks)
+    # that carry most of the decay, as [url, share of the decay].
+    path = models.JSONField(default=list, blank=True)
+    dead_ends = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["job", "page", "sigma"], name="decay_unique_page_sigma")
+        ]
+        indexes = [models.Index(fields=["job", "sigma", "decay"], name="decay_by_score")]
+
+    def __str__(self) -> str:
+        return f"D={self.decay:.3f} (σ={self.sigma}) of page {self.page_id}"
+
+
+class DecayFix(models.Model):
+    """A dead link target ranked by how much the site's total decay would drop if it were alive."""
+
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="decay_fixes")
+    rank = models.PositiveIntegerField()
+    target = models.TextField()
+    page = models.ForeignKey("sites.Page", null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    gain = models.FloatField()
+    exact = models.BooleanField(
+        default=False, help_text="Recomputed by a full solve, else the first-order gain."
+    )
+    linked_from = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["rank"]
+        constraints = [models.UniqueConstraint(fields=["job", "rank"], name="decay_fix_unique_rank")]
+
+    def __str__(self) -> str:
+        return f"#{self.rank} {self.target} (−{self.gain:.3f})"
+
+
+class DecayVisit(models.Model):
+    """A page a decay job's walks fetched beyond its crawl: remembered so that no later step fetches it again."""
+
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="decay_visits")
+    url = models.TextField()
+    state = models.CharField(max_length=4)  # dead, live, open
+    outlinks = models.JSONField(default=list)
+
+    def __str__(self) -> str:
+        return f"{self.url}: {self.state}"
 
 
 # The structural filter's models live in its package (one analysis, one package); Django finds them here.

@@ -3,6 +3,7 @@
 from django.urls import include, path
 
 from checks import views
+from checks.decay import views as decay_views
 
 app_name = "checks"
 urlpatterns = [
@@ -11,5 +12,6 @@ urlpatterns = [
     path("jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job-cancel"),
     path("jobs/<int:job_id>/report.json", views.job_report, name="job-report"),
     path("start/<slug:kind>/<int:target_id>/", views.job_start_view, name="job-start"),
+    path("decay/<int:job_id>/pages/<int:page_id>/", decay_views.decay_page, name="decay-page"),
     path("structure/", include("checks.structure.urls")),
 ]

@@ -69,14 +69,18 @@ class Site(models.Model):
         return self.name or self.url
 
 
-class Crawl(models.Model):
-    class Status(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Failed"
-        CANCELLED = "cancelled", "Cancelled"
+class RunStatus(models.TextChoices):
+    """Where a crawl or an analysis job is in its life: queued, running, then ended one of three ways."""
 
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    FINISHED = "finished", "Finished"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class Crawl(models.Model):
+    Status = RunStatus
     ACTIVE = (Status.QUEUED, Status.RUNNING)
 
     site = models.ForeignKey(Site, on_delete=models.CASCADE, related_name="crawls")

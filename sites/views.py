@@ -32,8 +32,8 @@ from sites.services.dashboard import (
 )
 from sites.services.reports import (
     CSV_LINK_COLUMNS,
-    CSV_PAGE_COLUMNS,
     crawl_summary,
+    csv_page_columns,
     iter_csv_rows,
     iter_report_json,
     iter_report_links,
@@ -268,7 +268,7 @@ def crawl_report_json(request: HttpRequest, crawl_id: int) -> StreamingHttpRespo
 @require_GET
 def crawl_pages_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
     crawl = _visible_crawl(request, crawl_id)
-    rows = iter_csv_rows(iter_report_pages(crawl), CSV_PAGE_COLUMNS)
+    rows = iter_csv_rows(iter_report_pages(crawl), csv_page_columns())
     return _attachment(
         StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "pages.csv"
     )

@@ -69,3 +69,17 @@ def env_networks(name: str, default: tuple[str, ...] = ()) -> list[str]:
         except ValueError:
             raise ImproperlyConfigured(f"{name}: {network!r} is not an IP network (CIDR)") from None
     return networks
+
+
+def env_sigmas(name: str, default: tuple[float, ...]) -> list[float]:
+    """A comma-separated list of probabilities strictly between 0 and 1 (decay's σ), at least one."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return list(default)
+    try:
+        values = [float(item) for item in raw.split(",") if item.strip()]
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be numbers separated by commas, not {raw!r}") from None
+    if not values or not all(0.0 < value < 1.0 for value in values):
+        raise ImproperlyConfigured(f"{name}: every value must be between 0 and 1 (exclusive), got {raw!r}")
+    return values

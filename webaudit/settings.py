@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, env_str
+from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, env_sigmas, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("WEBAUDIT_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -221,11 +221,21 @@ WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4)
 WEBAUDIT_PAGE_EXTRACTORS = {
     name: path
     for name, path in {
+        "ce": "mwim.extract:content_extract",
         # Each HTML page's BFS node sequence for structural filters and page types (docs/structure.md).
         "dom": "checks.structure.extract:dom_keys",
     }.items()
     if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
 }
+# Functions ("module:function", called with crawl=) run once a crawl has finished, in the order listed: how an
+# analysis follows every crawl without the crawl engine importing it. An exception is logged, never fatal.
+WEBAUDIT_CRAWL_FINISHED_HOOKS = ["mwim.services:mwim_crawl_finished"]
+# MWIM (docs/mwim.md): the public base URL of this deployment, for the URLs written into extended sitemaps
+# ("https://audit.example.com"); empty: the URL each request came in on.
+WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")
+# Build content extracts in the crawl's page readers on an MWIM site's first crawl (saves a parse per page, but
+# nearly doubles that crawl's CPU on big pages: docs/benchmarks.md). Off: the `ce` job builds them afterwards.
+WEBAUDIT_MWIM_READER_EXTRACTS = env_bool("WEBAUDIT_MWIM_READER_EXTRACTS", False)
 
 # Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose
 # worker has not reported for the lease is resumed by beat (checked every WEBAUDIT_RESUME_CHECK_SECONDS).
@@ -244,6 +254,16 @@ WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimu
 WEBAUDIT_SOFT404_MODEL = env_str(
     "WEBAUDIT_SOFT404_MODEL", ""
 )  # default: the model shipped in checks/soft404/data
+
+# Decay (docs/decay.md). The success probabilities σ a decay run computes, the first being the one pages are
+# listed and ranked by (the paper's 0.1; the others are its Figure 1's); the walks per page of the walk method
+# (the paper's 300: ±0.08 at 95% confidence); and the pages a run may fetch beyond its crawl.
+WEBAUDIT_DECAY_SIGMAS = env_sigmas("WEBAUDIT_DECAY_SIGMAS", (0.1, 0.2, 0.33, 0.5))
+WEBAUDIT_DECAY_WALKS = env_int("WEBAUDIT_DECAY_WALKS", 300, minimum=1)
+WEBAUDIT_DECAY_MAX_FETCHES = env_int("WEBAUDIT_DECAY_MAX_FETCHES", 5000, minimum=0)
+# Analyses that add columns to every page of a crawl's report (JSON and CSV), named here so that the sites app
+# never imports them (sites/services/reports.py, report_page_extensions).
+WEBAUDIT_REPORT_PAGE_EXTENSIONS = ["checks.decay.report:page_decay"]
 
 LOGGING = {
     "version": 1,

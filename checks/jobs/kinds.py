@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 # Every kind, by name: the `JobKind` its package defines (loaded on first use, so no package is imported
 # before it is needed and adding a kind edits only this table).
 KIND_PATHS: dict[str, str] = {
+    "decay": "checks.decay.job:KIND",
+    "ce": "mwim.job:KIND",
     "filter": "checks.structure.job:FILTER",
     "pagetypes": "checks.structure.job:PAGETYPES",
 }

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from checks.services import probes_load
 from checks.soft404.errors import ModelVersionError
@@ -268,6 +269,17 @@ def crawl_finish(*, crawl: Crawl) -> None:
     crawl.refresh_from_db()
     if ended:
         crawls_prune(site=crawl.site)
+    if ended and status == Crawl.Status.FINISHED:
+        crawl_finished_hooks_run(crawl=crawl)
+
+
+def crawl_finished_hooks_run(*, crawl: Crawl) -> None:
+    """Call each of settings.WEBAUDIT_CRAWL_FINISHED_HOOKS with the crawl; one that fails is only logged."""
+    for path in settings.WEBAUDIT_CRAWL_FINISHED_HOOKS:
+        try:
+            import_string(path.replace(":", "."))(crawl=crawl)
+        except Exception:  # an analysis' failure must never fail the crawl it follows
+            log.exception("crawl-finished hook %s failed for crawl %s", path, crawl.pk)
 
 
 def crawl_fail(*, crawl_id: int, error: str) -> None:

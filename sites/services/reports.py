@@ -7,7 +7,9 @@ import io
 import json
 from collections.abc import Iterator
 
+from django.conf import settings
 from django.db.models import Count, QuerySet
+from django.utils.module_loading import import_string
 
 from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, Verdict
 
@@ -84,10 +86,28 @@ def verdict_as_report(values: dict, prefix: str = "") -> dict:
     }
 
 
+def report_page_extensions() -> list:
+    """The functions of WEBAUDIT_REPORT_PAGE_EXTENSIONS: analyses (decay...) that add columns to every page of the
+    report without this module importing them. Each is `(crawl) -> {page_id: {column: value}}` and names its
+    columns in its `columns` attribute; a page it says nothing of gets None in them."""
+    return [import_string(path.replace(":", ".")) for path in settings.WEBAUDIT_REPORT_PAGE_EXTENSIONS]
+
+
+def csv_page_columns() -> tuple[str, ...]:
+    return CSV_PAGE_COLUMNS + tuple(
+        column for extension in report_page_extensions() for column in extension.columns
+    )
+
+
 def iter_report_pages(crawl: Crawl) -> Iterator[dict]:
+    extensions = [(extension.columns, extension(crawl)) for extension in report_page_extensions()]
     pages = Page.objects.filter(crawl=crawl).order_by("depth", "id").values(*PAGE_FIELDS)
     for values in pages.iterator(chunk_size=2000):
-        yield page_as_report(values)
+        page = page_as_report(values)
+        for columns, extra in extensions:
+            found = extra.get(values["id"], {})
+            page.update({column: found.get(column) for column in columns})
+        yield page
 
 
 def report_links(crawl: Crawl) -> QuerySet:

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('checks', '0002_analysisjob'),
+        ('checks', '0003_decay'),
         ('sites', '0005_pageextract'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -1,0 +1,194 @@
+"""Decay benchmarks (issue 7): exact decay of a crawl, a generated million-page graph, walks and the live mode.
+
+    .venv/bin/python benchmarks/decay.py                 # everything; the test bed must be running
+    .venv/bin/python benchmarks/decay.py --parts graph   # only the generated graph (no test bed needed)
+
+Each part runs in a fresh child process (its peak memory is that process's), webaudit's on a fresh SQLite database
+in a temporary folder. Prints one JSON line a part and a summary table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+PYTHON_DOCS = "http://127.0.0.1:8101/"
+# Pages scored one by one in the live mode (no crawl); the paper took ~7 minutes a page.
+LIVE_URLS = ["library/os.html", "tutorial/index.html", "whatsnew/3.11.html", "reference/datamodel.html", "faq/programming.html"]
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def part_graph(args: argparse.Namespace) -> dict:
+    """A random graph of `pages` nodes and `links` links a page (5% dead, 2% open), solved to 1e-6."""
+    import numpy as np
+
+    from checks.decay.solver import DecayGraph, Kind, decay_solve
+
+    rng = np.random.default_rng(1)
+    n, k = args.pages, args.links
+    started = time.monotonic()
+    draw = rng.random(n)
+    kinds = np.where(draw < 0.05, Kind.DEAD, np.where(draw < 0.07, Kind.OPEN, Kind.LIVE)).astype(np.int8)
+    live = np.flatnonzero(kinds == Kind.LIVE).astype(np.int32)
+    sources = np.repeat(live, k)
+    targets = rng.integers(0, n, len(sources), dtype=np.int32)
+    graph = DecayGraph(kinds, sources, targets)
+    built = time.monotonic()
+    solution = decay_solve(graph, sigma=0.1, tol=1e-6)
+    solved = time.monotonic()
+    return {
+        "part": "graph",
+        "pages": n,
+        "links": int(len(sources)),
+        "generate_seconds": round(built - started, 2),
+        "solve_seconds": round(solved - built, 2),
+        "iterations": solution.iterations,
+        "mean_decay": round(solution.mean_live, 4),
+        "peak_mb": round(_peak_mb()),
+    }
+
+
+def _django() -> None:
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def _crawl(url: str, max_pages: int):
+    from django.contrib.auth import get_user_model
+
+    from sites.services.crawls import crawl_run, crawl_start
+    from sites.services.sites import site_create
+
+    owner, _ = get_user_model().objects.get_or_create(username="bench")
+    site = site_create(owner=owner, url=url, check_external=False)
+    crawl = crawl_run(crawl=crawl_start(site=site, requested_by=owner, enqueue=False, max_pages=max_pages, concurrency=8))
+    return crawl
+
+
+def part_exact(args: argparse.Namespace) -> dict:
+    """Exact decay (graph read from the database, solve, fix-first, paths to death) of the whole python docs."""
+    _django()
+    from checks.decay.services import decay_exact
+
+    crawl = _crawl(PYTHON_DOCS, 100_000)
+    times, result = [], None
+    for _ in range(args.repeat):
+        started = time.monotonic()
+        result = decay_exact(crawl=crawl, sigmas=[0.1])
+        times.append(time.monotonic() - started)
+    return {
+        "part": "exact",
+        "pages": len(result.pages),
+        "links": crawl.links_found,
+        "seconds_median": round(statistics.median(times), 3),
+        "seconds": [round(t, 3) for t in times],
+        "mean_decay": round(result.mean_decay[0.1], 4),
+        "fix_first": len(result.fix_first),
+        "residual": result.residual,
+    }
+
+
+def part_walk(args: argparse.Namespace) -> dict:
+    """The walk method (300 walks a page, fetching beyond the crawl) over a 500-page crawl of the python docs."""
+    _django()
+    from checks.decay.services import decay_exact, decay_walk
+
+    crawl = _crawl(PYTHON_DOCS, 500)
+    started = time.monotonic()
+    walked = decay_walk(crawl=crawl, sigmas=[0.1], walks=args.walks, live=True, seed=1)
+    seconds = time.monotonic() - started
+    exact = {page.url: page.decay[0.1] for page in decay_exact(crawl=crawl, sigmas=[0.1]).pages}
+    gaps = [abs(page.decay[0.1] - exact[page.url]) for page in walked.pages]
+    return {
+        "part": "walk",
+        "pages": len(walked.pages),
+        "walks": args.walks,
+        "fetches": walked.fetches,
+        "fetches_per_page": round(walked.fetches / len(walked.pages), 3),
+        "seconds": round(seconds, 2),
+        "median_gap_to_exact": round(statistics.median(gaps), 4),
+        "bound": round(walked.pages[0].error_bound, 4),
+    }
+
+
+def part_live(args: argparse.Namespace) -> dict:
+    """One URL at a time, live, no crawl: seconds and HTTP requests a page."""
+    _django()
+    from checks.decay.services import decay_url
+
+    rows = []
+    for path in LIVE_URLS:
+        started = time.monotonic()
+        result = decay_url(url=PYTHON_DOCS + path, sigmas=[0.1], walks=args.walks, seed=1)
+        rows.append((time.monotonic() - started, result.fetches, result.pages[0].decay[0.1]))
+    return {
+        "part": "live",
+        "pages": len(rows),
+        "walks": args.walks,
+        "seconds_median": round(statistics.median(r[0] for r in rows), 2),
+        "fetches_median": statistics.median(r[1] for r in rows),
+        "per_page": [{"seconds": round(s, 2), "fetches": f, "decay": round(d, 3)} for s, f, d in rows],
+    }
+
+
+PARTS = {"graph": part_graph, "exact": part_exact, "walk": part_walk, "live": part_live}
+
+
+def run_child(part: str, args: argparse.Namespace) -> dict:
+    with tempfile.TemporaryDirectory(prefix="webaudit-decay-bench-") as var_dir:
+        env = {
+            **os.environ,
+            "WEBAUDIT_VAR_DIR": var_dir,
+            "DJANGO_SETTINGS_MODULE": "webaudit.settings",
+            "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
+            "WEBAUDIT_LOG_LEVEL": "WARNING",
+            "WEBAUDIT_CRAWL_DELAY": "0",
+        }
+        env.pop("DATABASE_URL", None)
+        command = [sys.executable, __file__, "--child", part, "--pages", str(args.pages), "--links", str(args.links)]
+        command += ["--walks", str(args.walks), "--repeat", str(args.repeat)]
+        done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=3600)
+    if done.returncode != 0:
+        raise RuntimeError(f"part {part} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--parts", default="exact,graph,walk,live")
+    parser.add_argument("--pages", type=int, default=1_000_000, help="pages of the generated graph")
+    parser.add_argument("--links", type=int, default=20, help="links a page of the generated graph")
+    parser.add_argument("--walks", type=int, default=300)
+    parser.add_argument("--repeat", type=int, default=5, help="exact decay runs over the crawl; the median is quoted")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(PARTS[args.child](args)))
+        return 0
+    load = os.getloadavg()[0]
+    for part in args.parts.split(","):
+        print(json.dumps({**run_child(part, args), "load_1min": round(load, 2)}), flush=True)
+        load = os.getloadavg()[0]
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,284 @@
+"""Decay of a crawl's pages, exact or by walks, and of one URL live: plain results the job stores and reports."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.conf import settings
+
+from checks.decay.graph import CrawlGraph, crawl_graph
+from checks.decay.live import LiveGraph
+from checks.decay.solver import (
+    Kind,
+    decay_solve,
+    equation_one_residual,
+    fix_first,
+    path_from,
+    paths_to_death,
+)
+from checks.decay.walks import DEAD, LIVE, MappingGraph, Walker
+from sites.crawler.config import CrawlConfig
+from sites.crawler.urls import normalize_url
+from sites.models import Crawl
+
+# Outlinks listed per decayed page: the links through which its readers end on dead pages.
+TOP_LINKS = 5
+
+
+class DecayInputError(ValueError):
+    """The run cannot start as asked (no live page, a URL that cannot be fetched); the message is for the user."""
+
+
+@dataclass
+class PageDecay:
+    url: str
+    page_id: int | None
+    decay: dict[float, float]  # per σ
+    error_bound: float
+    dead_link_fraction: float | None
+    path: list[str] = field(default_factory=list)  # an example path to a dead page
+    dead_ends: list[tuple[str, float]] = field(
+        default_factory=list
+    )  # (dead page or link, share of the decay)
+
+
+@dataclass
+class FixTarget:
+    target: str
+    page_id: int | None
+    gain: float
+    exact: bool
+    linked_from: list[str]
+
+
+@dataclass
+class DecayResult:
+    method: str
+    sigmas: list[float]
+    pages: list[PageDecay]
+    fix_first: list[FixTarget]
+    fetches: int = 0
+    seconds: float = 0.0
+    walks: int = 0
+    mean_decay: dict[float, float] = field(default_factory=dict)
+    residual: float = 0.0  # equation (1) for the exact method
+
+    def as_json(self) -> dict:
+        """The shape `manage.py decay --json` writes (pages at the first σ)."""
+        sigma = self.sigmas[0]
+        return {
+            "method": self.method,
+            "sigma": sigma,
+            "fetches": self.fetches,
+            "seconds": round(self.seconds, 3),
+            "pages": [
+                {
+                    "url": page.url,
+                    "decay": page.decay[sigma],
+                    "error_bound": page.error_bound,
+                    "dead_link_fraction": page.dead_link_fraction,
+                }
+                for page in self.pages
+            ],
+            "fix_first": [
+                {"target": fix.target, "gain": fix.gain, "linked_from": fix.linked_from}
+                for fix in self.fix_first
+            ],
+        }
+
+
+def _fraction(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def scored_nodes(graph: CrawlGraph) -> np.ndarray:
+    """The pages a run reports: live pages with known links, and the crawl's own dead pages (D = 1)."""
+    kinds = graph.kinds
+    return np.flatnonzero((kinds == Kind.LIVE) | ((kinds == Kind.DEAD) & graph.internal & graph.settled))
+
+
+def _require_live(graph: CrawlGraph, crawl: Crawl) -> None:
+    if not (graph.kinds == Kind.LIVE).any():
+        raise DecayInputError(
+            f"Crawl #{crawl.pk} has no live page whose links are known: decay is undefined."
+        )
+
+
+def fix_targets(graph: CrawlGraph, solution) -> list[FixTarget]:
+    """The crawl's dead link targets by the drop in total decay if each were alive (solver.fix_first)."""
+    urls = graph.urls
+    index_sources = _sources_by_target(graph)
+    gains = fix_first(graph.decay_graph, solution)
+    return [
+        FixTarget(urls[g.target], graph.page_ids[g.target], g.gain, g.exact, sorted(index_sources[g.target]))
+        for g in gains
+    ]
+
+
+def _sources_by_target(graph: CrawlGraph) -> dict[int, set[str]]:
+    sources: dict[int, set[str]] = {}
+    dead = graph.kinds[graph.targets] == Kind.DEAD
+    for source, target in zip(graph.sources[dead].tolist(), graph.targets[dead].tolist(), strict=True):
+        sources.setdefault(target, set()).add(graph.urls[source])
+    return sources
+
+
+def _link_shares(graph: CrawlGraph, decay: np.ndarray, sigma: float) -> dict[int, list[tuple[str, float]]]:
+    """Per live page, its outlinks by their share of its decay: (1 − σ) M_pj D(j) / (deg_p + σ), top few."""
+    degree = np.bincount(graph.sources, minlength=len(graph.urls)).astype(float)
+    shares: dict[int, dict[int, float]] = {}
+    for source, target in zip(graph.sources.tolist(), graph.targets.tolist(), strict=True):
+        if source != target and decay[target] > 0:
+            row = shares.setdefault(source, {})
+            row[target] = row.get(target, 0.0) + (1 - sigma) * decay[target] / (degree[source] + sigma)
+    return {
+        source: [
+            (graph.urls[t], share) for t, share in sorted(row.items(), key=lambda kv: -kv[1])[:TOP_LINKS]
+        ]
+        for source, row in shares.items()
+    }
+
+
+def decay_exact(*, crawl: Crawl, sigmas: list[float]) -> DecayResult:
+    """Solve the crawl's chain for every σ; fix-first and the paths to death at the first σ."""
+    started = time.monotonic()
+    graph = crawl_graph(crawl=crawl)
+    _require_live(graph, crawl)
+    decay_graph = graph.decay_graph
+    solutions = [decay_solve(decay_graph, sigma=sigma) for sigma in sigmas]
+    primary = solutions[0]
+    following = paths_to_death(decay_graph, primary)
+    shares = _link_shares(graph, primary.decay, sigmas[0])
+    pages = [
+        PageDecay(
+            url=graph.urls[i],
+            page_id=graph.page_ids[i],
+            decay={s.sigma: float(s.decay[i]) for s in solutions},
+            error_bound=0.0,
+            dead_link_fraction=_fraction(primary.dead_fraction[i]),
+            path=[graph.urls[j] for j in path_from(int(i), following)] if primary.decay[i] > 0 else [],
+            dead_ends=shares.get(int(i), []),
+        )
+        for i in scored_nodes(graph)
+    ]
+    return DecayResult(
+        method="exact",
+        sigmas=sigmas,
+        pages=pages,
+        fix_first=fix_targets(graph, primary),
+        seconds=time.monotonic() - started,
+        mean_decay={s.sigma: s.mean_live for s in solutions},
+        residual=max(equation_one_residual(decay_graph, s) for s in solutions),
+    )
+
+
+def decay_walk(
+    *,
+    crawl: Crawl,
+    sigmas: list[float],
+    walks: int,
+    live: bool = True,
+    seed: int = 0,
+    should_stop: Callable[[], bool] | None = None,
+    on_progress: Callable[[int, int, int], None] | None = None,
+    chunk: int = 50,
+) -> DecayResult:
+    """W walks from every live page of the crawl; beyond it (`live`) they fetch on demand, else take D̄.
+
+    Fix-first comes from the exact chain (it needs every page at once); the walks give each page's dead ends.
+    """
+    started = time.monotonic()
+    graph = crawl_graph(crawl=crawl)
+    _require_live(graph, crawl)
+    known = graph.walk_nodes()
+    pool = [graph.urls[i] for i in graph.live_indices()]
+    config = CrawlConfig.from_dict(crawl.settings)
+    source = LiveGraph(config=config, known=known, pool=pool, crawl=crawl) if live else MappingGraph(known)
+    walker = Walker(source, seed=seed)
+    scored = scored_nodes(graph)
+    starts = [graph.urls[i] for i in scored]
+    estimates = []
+    try:
+        for begin in range(0, len(starts), chunk):
+            estimates += walker.estimate(
+                starts[begin : begin + chunk], sigmas=sigmas, walks=walks, should_stop=should_stop
+            )
+            if on_progress:
+                on_progress(len(estimates), len(starts), getattr(source, "requests", 0))
+    finally:
+        if live:
+            source.close()
+    primary = decay_solve(graph.decay_graph, sigma=sigmas[0])
+    pages = [
+        PageDecay(
+            url=graph.urls[i],
+            page_id=graph.page_ids[i],
+            decay={sigma: estimate.decay(sigma) for sigma in sigmas},
+            error_bound=estimate.error_bound,
+            dead_link_fraction=_fraction(primary.dead_fraction[i]),
+            path=[str(url) for url in estimate.example_path],
+            dead_ends=[(str(url), count / walks) for url, count in estimate.dead_ends.most_common(TOP_LINKS)],
+        )
+        for i, estimate in zip(scored, estimates, strict=True)
+    ]
+    return DecayResult(
+        method="walk",
+        sigmas=sigmas,
+        pages=pages,
+        fix_first=fix_targets(graph, primary),
+        fetches=getattr(source, "requests", 0),
+        seconds=time.monotonic() - started,
+        walks=walks,
+        mean_decay={sigma: float(np.mean([p.decay[sigma] for p in pages])) for sigma in sigmas},
+    )
+
+
+def decay_url(*, url: str, sigmas: list[float], walks: int, seed: int = 0) -> DecayResult:
+    """Score one page live, with no crawl (the paper's use): walks fetch every page they reach, once each."""
+    started = time.monotonic()
+    normalized = normalize_url(url)
+    if normalized is None:
+        raise DecayInputError(f"{url!r} is not an http(s) URL with a host.")
+    source = LiveGraph(config=CrawlConfig.from_settings(settings, start_url=normalized))
+    try:
+        start = source.lookup([normalized]).get(normalized)
+        if start is None or start.state != LIVE:
+            raise DecayInputError(
+                f"{url} cannot be scored: it could not be fetched, or it is dead or excluded."
+            )
+        walker = Walker(source, seed=seed)
+        walker.nodes[normalized] = start
+        walker.known(start.outlinks)  # every link of the page is judged once, for F and the first steps
+        [estimate] = walker.estimate([normalized], sigmas=sigmas, walks=walks)
+    finally:
+        source.close()
+    links = len(start.outlinks)
+    dead_links = sum(1 for link in start.outlinks if walker.nodes[link].state == DEAD)
+    page = PageDecay(
+        url=normalized,
+        page_id=None,
+        decay={sigma: estimate.decay(sigma) for sigma in sigmas},
+        error_bound=estimate.error_bound,
+        dead_link_fraction=None if not links else dead_links / links,
+        path=[str(u) for u in estimate.example_path],
+        dead_ends=[(str(u), count / walks) for u, count in estimate.dead_ends.most_common(TOP_LINKS)],
+    )
+    fixes = [
+        FixTarget(str(target), None, count / walks, False, [normalized])
+        for target, count in estimate.dead_ends.most_common()
+        if target in start.outlinks
+    ]
+    return DecayResult(
+        method="walk",
+        sigmas=sigmas,
+        pages=[page],
+        fix_first=fixes,
+        fetches=source.requests,
+        seconds=time.monotonic() - started,
+        walks=walks,
+        mean_decay={sigma: page.decay[sigma] for sigma in sigmas},
+    )

@@ -1,0 +1,246 @@
+"""MWIM's views: the public sitemap and CE files (verified sites only, with ETag/Last-Modified/304), the push
+endpoint, and the owner's dashboard page and CE reports."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.cache import patch_cache_control
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import condition, require_GET, require_POST
+
+from mwim import services
+from mwim.ce import CEFormatError, decode
+from mwim.models import ContentExtractFile, MwimSite
+from mwim.report import report_context
+from mwim.services.notify import indexnow_endpoints_clean, indexnow_key_file
+from mwim.sitemap import gzipped
+from mwim.tasks import ce_refresh_url
+from sites.models import Site
+
+CE_CONTENT_TYPE = "application/vnd.mwim.content-extract"
+# Search engines re-read a sitemap often and a CE file when the sitemap says it changed; both revalidate with
+# their ETag, so short lifetimes cost a 304, not a download.
+SITEMAP_MAX_AGE = 300
+CE_MAX_AGE = 3600
+
+
+def public_base_url(request: HttpRequest) -> str:
+    return settings.WEBAUDIT_PUBLIC_URL or request.build_absolute_uri("/").rstrip("/")
+
+
+def _published(site_id: int) -> MwimSite:
+    """The site's MWIM registration if its MWIM URLs may answer: enabled and verified; else 404."""
+    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    if mwim_site is None:
+        raise Http404("no verified MWIM site here")
+    return mwim_site
+
+
+def _sitemap_etag(request: HttpRequest, site_id: int, name: str, **kwargs) -> str | None:
+    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    if mwim_site is None or mwim_site.published_at is None:
+        return None
+    seed = (
+        f"{site_id}|{mwim_site.published_at.isoformat()}|{name}|{kwargs.get('gz')}|{public_base_url(request)}"
+    )
+    return hashlib.sha256(seed.encode()).hexdigest()[:32]
+
+
+def _sitemap_modified(request: HttpRequest, site_id: int, name: str, **kwargs):
+    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    return mwim_site.published_at if mwim_site else None
+
+
+@require_GET
+@condition(etag_func=_sitemap_etag, last_modified_func=_sitemap_modified)
+def sitemap(request: HttpRequest, site_id: int, name: str, gz: bool = False) -> HttpResponse:
+    """sitemap.xml (or the index when the site needs parts), sitemap-N.xml, each also as .xml.gz."""
+    mwim_site = _published(site_id)
+    files = services.site_sitemap_files(mwim_site=mwim_site, base_url=public_base_url(request))
+    if name == "sitemap.xml" and "sitemap-index.xml" in files:
+        name = "sitemap-index.xml"
+    if name not in files:
+        raise Http404("no such sitemap part")
+    data = files[name]
+    response = HttpResponse(
+        gzipped(data) if gz else data,
+        content_type="application/gzip" if gz else "application/xml; charset=utf-8",
+    )
+    patch_cache_control(response, public=True, max_age=SITEMAP_MAX_AGE)
+    return response
+
+
+def sitemap_part(request: HttpRequest, site_id: int, number: int, gz: bool = False) -> HttpResponse:
+    return sitemap(request, site_id=site_id, name=f"sitemap-{number}.xml", gz=gz)
+
+
+def _ce_row(site_id: int, key: str) -> ContentExtractFile:
+    mwim_site = _published(site_id)
+    return get_object_or_404(ContentExtractFile, mwim_site=mwim_site, url_key=key, listed=True)
+
+
+@require_GET
+@condition(
+    etag_func=lambda request, site_id, key: _ce_etag(site_id, key),
+    last_modified_func=lambda request, site_id, key: _ce_modified(site_id, key),
+)
+def ce_file(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
+    row = _ce_row(site_id, key)
+    response = HttpResponse(bytes(row.data), content_type=CE_CONTENT_TYPE)
+    patch_cache_control(response, public=True, max_age=CE_MAX_AGE)
+    return response
+
+
+def _ce_values(site_id: int, key: str):
+    return (
+        ContentExtractFile.objects.filter(
+            mwim_site__site_id=site_id, mwim_site__enabled=True, mwim_site__verified_at__isnull=False,
+            url_key=key, listed=True,
+        ).values_list("fingerprint", "updated_at").first()
+    )  # fmt: skip
+
+
+def _ce_etag(site_id: int, key: str) -> str | None:
+    values = _ce_values(site_id, key)
+    return (
+        hashlib.sha256(f"{values[0]}|{values[1].isoformat()}".encode()).hexdigest()[:32] if values else None
+    )
+
+
+def _ce_modified(site_id: int, key: str):
+    values = _ce_values(site_id, key)
+    return values[1] if values else None
+
+
+@csrf_exempt  # authenticated by the site's push token, not a session: the caller is the site's backend
+@require_POST
+def push(request: HttpRequest, site_id: int) -> JsonResponse:
+    """POST url=<changed page> with `Authorization: Bearer <push token>`: refresh that page's CE now."""
+    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    header = request.headers.get("Authorization", "")
+    token = header[7:].strip() if header.lower().startswith("bearer ") else ""
+    if mwim_site is None or not services.push_token_check(mwim_site=mwim_site, token=token):
+        return JsonResponse({"error": "unknown site or wrong push token"}, status=403)
+    url = (request.POST.get("url") or "").strip()
+    problem = services.push_url_problem(mwim_site=mwim_site, url=url)
+    if problem:
+        return JsonResponse({"error": problem}, status=400)
+    ce_refresh_url.delay_on_commit(mwim_site.pk, url)
+    return JsonResponse({"queued": url}, status=202)
+
+
+# The owner's dashboard -----------------------------------------------------------------------------------
+
+
+def _managed_site(request: HttpRequest, site_id: int) -> Site:
+    site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
+    if not (request.user.is_superuser or site.owner_id == request.user.pk):
+        raise Http404("only the site's owner manages its MWIM registration")
+    return site
+
+
+@login_required
+def site_page(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
+    mwim_site = MwimSite.objects.filter(site=site).first()
+    context = {
+        "site": site,
+        "mwim": mwim_site,
+        "can_manage": request.user.is_superuser or site.owner_id == request.user.pk,
+    }
+    if mwim_site is not None:
+        rows = ContentExtractFile.objects.filter(mwim_site=mwim_site).only(
+            "url", "url_key", "updated_at", "listed", "fingerprint"
+        )
+        context.update(
+            instructions=services.verification_instructions(mwim_site),
+            indexnow_file=indexnow_key_file(mwim_site),
+            page=Paginator(rows, 50).get_page(request.GET.get("page")),
+            listed=rows.filter(listed=True).count(),
+            base=public_base_url(request),
+        )
+    return render(request, "mwim/site.html", context)
+
+
+@login_required
+@require_POST
+def site_action(request: HttpRequest, site_id: int, action: str) -> HttpResponse:
+    site = _managed_site(request, site_id)
+    if action == "register":
+        services.mwim_register(site=site)
+        messages.success(request, "Registered. Prove you control the site, then crawl it.")
+        return redirect("mwim:site", site.pk)
+    mwim_site = get_object_or_404(MwimSite, site=site)
+    if action == "verify":
+        if services.mwim_verify(mwim_site=mwim_site):
+            messages.success(request, "Verified: the site's MWIM files are now public.")
+        else:
+            messages.error(request, f"Not verified: {mwim_site.verification_error}")
+    elif action == "push-token":
+        token = services.push_token_rotate(mwim_site=mwim_site)
+        messages.success(request, f"New push token (shown once, keep it secret): {token}")
+    elif action == "indexnow":
+        try:
+            mwim_site.indexnow_endpoints = indexnow_endpoints_clean(request.POST.get("endpoints", ""))
+        except ValueError as exc:
+            messages.error(request, str(exc))
+        else:
+            mwim_site.save(update_fields=["indexnow_endpoints"])
+            messages.success(request, f"{len(mwim_site.indexnow_endpoints)} IndexNow endpoint(s) saved.")
+    elif action in ("enable", "disable"):
+        mwim_site.enabled = action == "enable"
+        mwim_site.save(update_fields=["enabled"])
+    else:
+        raise Http404("no such action")
+    return redirect("mwim:site", site.pk)
+
+
+@login_required
+def ce_report_view(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
+    site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
+    row = get_object_or_404(ContentExtractFile, mwim_site__site=site, url_key=key)
+    context = {"site": site, "ce": row}
+    try:
+        context.update(report_context(decode(bytes(row.data)), file_bytes=len(row.data)))
+    except CEFormatError as exc:
+        context["error"] = f"This file cannot be read: {exc}"
+    return render(request, "mwim/ce_report.html", context)
+
+
+@login_required
+def ce_download(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
+    site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
+    row = get_object_or_404(ContentExtractFile, mwim_site__site=site, url_key=key)
+    response = HttpResponse(bytes(row.data), content_type=CE_CONTENT_TYPE)
+    response["Content-Disposition"] = f'attachment; filename="{key}.ce"'
+    return response
+
+
+# A CE file is small (a 750 KB page makes 45 KB); anything past this is not one.
+MAX_UPLOADED_CE = 16 * 1024 * 1024
+
+
+@login_required
+def ce_report_upload(request: HttpRequest) -> HttpResponse:
+    """The report of any CE file the user uploads (GET: the form)."""
+    context: dict = {}
+    if request.method == "POST":
+        upload = request.FILES.get("file")
+        if upload is None:
+            context["error"] = "Choose a .ce file."
+        elif upload.size > MAX_UPLOADED_CE:
+            context["error"] = f"{upload.name} is over {MAX_UPLOADED_CE:,} bytes: not a content extract."
+        else:
+            data = upload.read()
+            try:
+                context.update(report_context(decode(data), file_bytes=len(data)), name=upload.name)
+            except CEFormatError as exc:
+                context["error"] = f"{upload.name} cannot be read: {exc}"
+    return render(request, "mwim/ce_report_upload.html", context)

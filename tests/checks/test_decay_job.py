@@ -1,0 +1,231 @@
+"""The decay job, `manage.py decay`, the crawl page's decay section and the report columns, on a hand-built crawl."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.urls import reverse
+
+from checks.decay import job as decay_job_module
+from checks.jobs import job_cancel, job_run, job_start, job_step
+from checks.models import AnalysisJob, DecayFix, DecayScore
+from sites.models import Crawl
+from sites.services.reports import crawl_report, csv_page_columns
+from tests.sites.factories import make_crawl, make_link, make_page, make_user
+
+pytestmark = pytest.mark.django_db
+SIGMA = 0.1
+HTML = {"content_type": "text/html; charset=utf-8"}
+
+
+@pytest.fixture
+def site_crawl():
+    """home -> a, dead; a -> dead; home -> an external page that is alive (open: D̄)."""
+    crawl = make_crawl()
+    base = crawl.site.url
+    home = make_page(crawl, url=base, depth=0, **HTML)
+    a = make_page(crawl, url=base + "a.html", **HTML)
+    dead = make_page(crawl, url=base + "gone.html", status_code=404)
+    external = make_page(crawl, url="https://other.example/", is_internal=False, **HTML)
+    make_link(home, a)
+    make_link(home, dead)
+    make_link(a, dead)
+    make_link(home, external)
+    make_link(home, a, tag="img")  # images are not links a reader walks
+    return crawl
+
+
+def expected_decays(sigma: float = SIGMA) -> tuple[float, float]:
+    # D(a) = (1 − σ)·1/(1 + σ); D(home) = (1 − σ)(D(a) + 1 + D̄)/(3 + σ), D̄ = (D(home) + D(a))/2.
+    d_a = (1 - sigma) / (1 + sigma)
+    r = (1 - sigma) / (3 + sigma)
+    d_home = r * (d_a + 1 + d_a / 2) / (1 - r / 2)
+    return d_home, d_a
+
+
+def run_decay(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("decay", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_the_exact_command_writes_the_issues_json_with_closed_form_decays(site_crawl):
+    out, err = run_decay(str(site_crawl.pk), "--json", "-", "--quiet")
+    report = json.loads(out)
+    assert set(report) == {"method", "sigma", "fetches", "seconds", "pages", "fix_first"}
+    assert (report["method"], report["sigma"], report["fetches"]) == ("exact", SIGMA, 0)
+    pages = {page["url"]: page for page in report["pages"]}
+    base = site_crawl.site.url
+    d_home, d_a = expected_decays()
+    assert pages[base]["decay"] == pytest.approx(d_home, abs=1e-9)
+    assert pages[base + "a.html"]["decay"] == pytest.approx(d_a, abs=1e-9)
+    assert pages[base]["dead_link_fraction"] == pytest.approx(1 / 3)
+    assert pages[base + "gone.html"] == {
+        "url": base + "gone.html",
+        "decay": 1.0,
+        "error_bound": 0.0,
+        "dead_link_fraction": None,
+    }
+    assert all(set(page) == {"url", "decay", "error_bound", "dead_link_fraction"} for page in report["pages"])
+    [fix] = report["fix_first"]
+    assert fix["target"] == base + "gone.html" and fix["gain"] > 0
+    assert fix["linked_from"] == [base, base + "a.html"]
+    assert "finished" in err
+
+
+def test_the_walk_method_agrees_with_exact_within_its_bound_and_reports_it(site_crawl, settings):
+    settings.WEBAUDIT_DECAY_MAX_FETCHES = 0  # the external target stays open, as the exact method has it
+    out, _ = run_decay(str(site_crawl.pk), "--method", "walk", "--walks", "2000", "--json", "-", "--quiet")
+    report = json.loads(out)
+    assert report["method"] == "walk"
+    d_home, _ = expected_decays()
+    home = next(page for page in report["pages"] if page["url"] == site_crawl.site.url)
+    assert 0 < home["error_bound"] < 0.05
+    assert abs(home["decay"] - d_home) <= home["error_bound"]
+
+
+def test_several_sigmas_are_stored_and_the_first_is_reported(site_crawl):
+    out, _ = run_decay(str(site_crawl.pk), "--sigma", "0.5,0.1", "--json", "-", "--quiet")
+    report = json.loads(out)
+    assert report["sigma"] == 0.5
+    d_home, _ = expected_decays(0.5)
+    assert next(p for p in report["pages"] if p["url"] == site_crawl.site.url)["decay"] == pytest.approx(
+        d_home
+    )
+    job = AnalysisJob.objects.get(kind="decay")
+    assert set(DecayScore.objects.filter(job=job).values_list("sigma", flat=True)) == {0.5, 0.1}
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["999999"], "no crawl"),
+        (["--sigma", "0"], "between 0 and 1"),
+        (["--sigma", "1.5"], "between 0 and 1"),
+        (["--sigma", "abc"], "sigma"),
+        (["--walks", "0"], "at least 1"),
+        ([], "CRAWL_ID or --url"),
+    ],
+)
+def test_bad_input_is_a_clear_message_and_exit_status_2_with_nothing_written(
+    site_crawl, tmp_path, arguments, message
+):
+    target = tmp_path / "out.json"
+    crawl_argument = [] if arguments[:1] == ["999999"] or arguments == [] else [str(site_crawl.pk)]
+    with pytest.raises(CommandError, match=message) as raised:
+        run_decay(*crawl_argument, *arguments, "--json", str(target), "--quiet")
+    assert raised.value.returncode == 2
+    assert not target.exists()
+    assert not AnalysisJob.objects.exists()
+
+
+def test_an_unfinished_crawl_and_a_crawl_with_no_live_page_exit_2():
+    running = make_crawl(status=Crawl.Status.RUNNING)
+    with pytest.raises(CommandError, match="running") as raised:
+        run_decay(str(running.pk), "--quiet")
+    assert raised.value.returncode == 2
+    all_dead = make_crawl()
+    make_page(all_dead, url=all_dead.site.url, status_code=404)
+    with pytest.raises(CommandError, match="no live page") as raised:
+        run_decay(str(all_dead.pk), "--quiet")
+    assert raised.value.returncode == 2
+    assert not AnalysisJob.objects.exists()
+
+
+def test_a_walk_job_works_in_chunks_one_per_step_and_stores_each_page_once(site_crawl, monkeypatch):
+    monkeypatch.setattr(decay_job_module, "WALK_CHUNK", 1)
+    job = job_start(
+        kind="decay",
+        crawl=site_crawl,
+        parameters={"method": "walk", "walks": 50, "sigmas": [0.1]},
+        enqueue=False,
+    )
+    steps = 0
+    while job_step(job_id=job.pk, budget_seconds=1e-6):
+        steps += 1
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FINISHED, job.error
+    assert steps >= 2  # three live-or-dead pages, one per step
+    assert job.progress_done == job.progress_total == 3
+    assert DecayScore.objects.filter(job=job).count() == 3
+    assert DecayFix.objects.filter(job=job).count() == 1
+
+
+def test_a_cancelled_walk_job_stops_between_chunks_and_keeps_what_it_saved(site_crawl, monkeypatch):
+    monkeypatch.setattr(decay_job_module, "WALK_CHUNK", 1)
+    job = job_start(
+        kind="decay",
+        crawl=site_crawl,
+        parameters={"method": "walk", "walks": 50, "sigmas": [0.1]},
+        enqueue=False,
+    )
+    assert job_step(job_id=job.pk, budget_seconds=1e-6)
+    assert job_cancel(job=job)
+    assert not job_step(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.CANCELLED
+    assert DecayScore.objects.filter(job=job).count() == 1
+    assert not DecayFix.objects.filter(job=job).exists()
+
+
+def test_the_audit_report_and_csv_carry_decay_and_dead_link_fraction(site_crawl, client):
+    report = crawl_report(site_crawl)
+    assert all(page["decay"] is None for page in report["pages"])  # no decay job yet: the keys, empty
+    job = job_run(job=job_start(kind="decay", crawl=site_crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    assert job.status == AnalysisJob.Status.FINISHED
+    pages = {page["url"]: page for page in crawl_report(site_crawl)["pages"]}
+    d_home, _ = expected_decays()
+    assert pages[site_crawl.site.url]["decay"] == pytest.approx(d_home)
+    assert pages[site_crawl.site.url]["dead_link_fraction"] == pytest.approx(1 / 3)
+    assert pages["https://other.example/"]["decay"] is None  # external: checked, not scored
+    assert csv_page_columns()[-2:] == ("decay", "dead_link_fraction")
+    client.force_login(site_crawl.site.owner)
+    response = client.get(reverse("sites:crawl_pages_csv", args=[site_crawl.pk]))
+    rows = list(csv.DictReader(io.StringIO(b"".join(response.streaming_content).decode())))
+    home = next(row for row in rows if row["url"] == site_crawl.site.url)
+    assert float(home["decay"]) == pytest.approx(d_home)
+
+
+def test_the_crawl_page_shows_the_charts_the_fix_first_list_and_pages_by_decay(site_crawl, client):
+    job = job_run(
+        job=job_start(kind="decay", crawl=site_crawl, parameters={"sigmas": [0.1, 0.5]}, enqueue=False)
+    )
+    owner = site_crawl.site.owner
+    client.force_login(owner)
+    html = client.get(reverse("sites:crawl", args=[site_crawl.pk])).content.decode()
+    assert 'id="decay"' in html and html.count("<svg") >= 2
+    assert "D, σ=0.1" in html and "D, σ=0.5" in html  # one distribution per σ
+    assert "Fix first" in html and site_crawl.site.url + "gone.html" in html
+    assert "Path to death" in html
+    job_page = client.get(reverse("checks:job", args=[job.pk])).content.decode()
+    assert job_page.count("<svg") >= 2 and "Fix first" in job_page
+    # sorted by URL, filtered by a minimum decay
+    sorted_html = client.get(
+        reverse("sites:crawl", args=[site_crawl.pk]), {"dsort": "url", "dmin": "0.9"}
+    ).content
+    assert b"1 page." in sorted_html
+    page = DecayScore.objects.filter(job=job, sigma=0.1).order_by("-decay").exclude(decay=1.0).first().page
+    detail = client.get(reverse("checks:decay-page", args=[job.pk, page.pk]))
+    assert detail.status_code == 200 and "An example path to a dead page" in detail.content.decode()
+    client.force_login(make_user())
+    assert client.get(reverse("checks:decay-page", args=[job.pk, page.pk])).status_code == 404
+
+
+def test_the_dashboard_form_starts_a_decay_job_with_its_sigmas(site_crawl, client):
+    client.force_login(site_crawl.site.owner)
+    response = client.post(
+        reverse("checks:job-start", args=["decay", site_crawl.pk]),
+        {"method": "exact", "sigmas": "0.2, 0.1", "walks": "300"},
+    )
+    job = AnalysisJob.objects.get(kind="decay")
+    assert response.status_code == 302 and job.parameters["sigmas"] == [0.2, 0.1]
+    bad = client.post(
+        reverse("checks:job-start", args=["decay", site_crawl.pk]),
+        {"method": "exact", "sigmas": "2", "walks": "3"},
+    )
+    assert bad.status_code == 302 and AnalysisJob.objects.count() == 1
