@@ -4,6 +4,7 @@ from django.contrib import admin
 
 from checks.jobs import job_cancel
 from checks.models import AnalysisJob, DirectoryProbe, UrlHealth
+from checks.structure.models import StructureFilter
 
 
 @admin.register(DirectoryProbe)
@@ -77,3 +78,13 @@ class AnalysisJobAdmin(admin.ModelAdmin):
     def cancel_jobs(self, request, queryset) -> None:
         cancelled = sum(job_cancel(job=job) for job in queryset.filter(status__in=AnalysisJob.ACTIVE))
         self.message_user(request, f"Cancelled {cancelled} job{'s' if cancelled != 1 else ''}.")
+
+
+@admin.register(StructureFilter)
+class StructureFilterAdmin(admin.ModelAdmin):
+    """Saved structural filters (docs/structure.md); they run from the dashboard or `filterpages`."""
+
+    list_display = ("__str__", "site", "relation", "threshold", "combine", "created_by", "created_at")
+    list_filter = ("relation",)
+    search_fields = ("name", "site__url")
+    raw_id_fields = ("site", "created_by")

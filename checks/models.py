@@ -184,3 +184,7 @@ class DecayVisit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.url}: {self.state}"
+
+
+# The structural filter's models live in its package (one analysis, one package); Django finds them here.
+from checks.structure.models import PageSimilarity, PageTypeMember, StructureFilter  # noqa: E402, F401

@@ -1,6 +1,6 @@
 """URLs of the checks app: analysis jobs (decay, structural filtering, page types, page finding) and their results."""
 
-from django.urls import path
+from django.urls import include, path
 
 from checks import views
 from checks.decay import views as decay_views
@@ -13,4 +13,5 @@ urlpatterns = [
     path("jobs/<int:job_id>/report.json", views.job_report, name="job-report"),
     path("start/<slug:kind>/<int:target_id>/", views.job_start_view, name="job-start"),
     path("decay/<int:job_id>/pages/<int:page_id>/", decay_views.decay_page, name="decay-page"),
+    path("structure/", include("checks.structure.urls")),
 ]

@@ -249,7 +249,11 @@ WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4)
 # (docs/analysis-jobs.md, "Reading a page once"). WEBAUDIT_PAGE_EXTRACTORS_OFF names ones a deployment skips.
 WEBAUDIT_PAGE_EXTRACTORS = {
     name: path
-    for name, path in {"ce": "mwim.extract:content_extract"}.items()
+    for name, path in {
+        "ce": "mwim.extract:content_extract",
+        # Each HTML page's BFS node sequence for structural filters and page types (docs/structure.md).
+        "dom": "checks.structure.extract:dom_keys",
+    }.items()
     if name not in env_list("WEBAUDIT_PAGE_EXTRACTORS_OFF")
 }
 # Functions ("module:function", called with crawl=) run once a crawl has finished, in the order listed: how an

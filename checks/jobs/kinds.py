@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 # before it is needed and adding a kind edits only this table).
 KIND_PATHS: dict[str, str] = {
     "decay": "checks.decay.job:KIND",
+    "filter": "checks.structure.job:FILTER",
+    "pagetypes": "checks.structure.job:PAGETYPES",
     "findpage": "checks.pagefinding.job:KIND",
     "ce": "mwim.job:KIND",
 }

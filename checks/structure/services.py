@@ -1,0 +1,248 @@
+"""Structural filters and page types over a crawl's stored `dom` extracts (docs/structure.md)."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable
+
+from checks.jobs import JobError, JobInputError
+from checks.structure import similarity as S
+from checks.structure.extract import DomSequence, ExtractFormatError, decode
+from sites.crawler.urls import normalize_url
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.services.extracts import page_extracts, page_extracts_backfill
+
+log = logging.getLogger(__name__)
+
+EXTRACT = "dom"
+MAX_TEMPLATES = 20
+
+
+def html_pages(crawl: Crawl):
+    """The crawl's fetched HTML pages in its scope: what filters and page types look at."""
+    return Page.objects.filter(
+        crawl=crawl, state=Page.State.DONE, is_internal=True, content_type__icontains="html"
+    )
+
+
+def crawl_page_by_url(*, crawl: Crawl, url: str) -> Page | None:
+    """The crawl's page for `url`, as given or normalized, by its URL or by where it redirected."""
+    candidates = {url.strip()}
+    normalized = normalize_url(url.strip(), crawl.site.url)
+    if normalized:
+        candidates.add(normalized)
+    page = Page.objects.filter(crawl=crawl, url_key__in=[url_key(u) for u in candidates]).first()
+    if page is None:
+        page = Page.objects.filter(crawl=crawl, final_url__in=candidates).first()
+    return page
+
+
+def template_pages(*, crawl: Crawl, urls: Iterable[str]) -> list[Page]:
+    """The template pages for `urls`; JobInputError says which URL cannot serve and why."""
+    pages = []
+    for url in urls:
+        page = crawl_page_by_url(crawl=crawl, url=url)
+        if page is None:
+            raise JobInputError(f"{url} is not a page of crawl #{crawl.pk}")
+        if not html_pages(crawl).filter(pk=page.pk).exists():
+            raise JobInputError(
+                f"{url} is not an HTML page of crawl #{crawl.pk} ({page.content_type or 'no content'})"
+            )
+        stored = PageExtract.objects.filter(page=page, name=EXTRACT).exclude(data=b"").exists()
+        if not stored and not PageBody.objects.filter(page=page).exists():
+            raise JobInputError(f"the body of {url} was pruned: it cannot serve as a template")
+        if page not in pages:
+            pages.append(page)
+    return pages
+
+
+def filter_parameters(crawl: Crawl, raw: dict) -> dict:
+    """Clean a filter's parameters (the kind's `clean`): templates, relation, threshold, attributes, labels."""
+    templates = [u for u in raw.get("templates") or [] if str(u).strip()]
+    if not templates:
+        raise JobInputError("give at least one template page")
+    if len(templates) > MAX_TEMPLATES:
+        raise JobInputError(f"at most {MAX_TEMPLATES} template pages")
+    if not html_pages(crawl).exists():
+        raise JobInputError(f"crawl #{crawl.pk} has no HTML pages")
+    try:
+        method = S.method_for(
+            raw.get("relation") or None,
+            tags=raw.get("tags") or None,
+            attributes=raw.get("attributes") or None,
+            combine=raw.get("combine") or "mean",
+        )
+        threshold = raw.get("threshold")
+        threshold = None if threshold in (None, "") else S.check_threshold(float(threshold))
+    except (TypeError, ValueError) as exc:  # MethodError is a ValueError
+        raise JobInputError(str(exc)) from None
+    pattern = (raw.get("target_pattern") or "").strip()
+    if pattern:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise JobInputError(f"the target pattern is not a regular expression: {exc}") from None
+    pages = template_pages(crawl=crawl, urls=templates)
+    return {
+        "templates": [page.url for page in pages],
+        "template_ids": [page.pk for page in pages],
+        "relation": method.relation,
+        "tags": sorted(method.tags),
+        "attributes": [f"{tag}.{name}" for tag, name in method.attributes],
+        "combine": method.combine,
+        "threshold": threshold,
+        "target_pattern": pattern,
+        "targets": list(raw.get("targets") or []),
+        "non_targets": list(raw.get("non_targets") or []),
+        "filter_id": raw.get("filter_id"),
+    }
+
+
+def method_of(parameters: dict) -> S.Method:
+    return S.method_for(
+        parameters["relation"],
+        tags=parameters.get("tags") or None,
+        attributes=parameters.get("attributes") or None,
+        combine=parameters.get("combine", "mean"),
+    )
+
+
+def dom_backfill(*, crawl: Crawl, limit: int) -> int:
+    """Extract up to `limit` stored bodies that lack their `dom` extract (crawls older than the extractor)."""
+    return page_extracts_backfill(crawl=crawl, name=EXTRACT, limit=limit)
+
+
+def dom_sequences(*, crawl: Crawl) -> dict[int, DomSequence]:
+    """The decoded extracts of the crawl's HTML pages, by page id (pages with none or an empty one left out)."""
+    wanted = set(html_pages(crawl).values_list("pk", flat=True))
+    sequences = {}
+    for page_id, data in page_extracts(crawl=crawl, name=EXTRACT):
+        if page_id not in wanted or not data:
+            continue
+        try:
+            sequences[page_id] = decode(data)
+        except ExtractFormatError as exc:
+            log.warning("page %s: %s", page_id, exc)
+    if not sequences:
+        raise JobError(f"crawl #{crawl.pk} has no HTML page with a readable structure")
+    return sequences
+
+
+def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
+    keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
+    return {page_id: keyer.keys(dom) for page_id, dom in doms.items()}
+
+
+def labels(*, crawl: Crawl, parameters: dict, page_urls: dict[int, str]) -> tuple[set[int], set[int]]:
+    """(targets, non-targets) by the URL pattern (every other page then a non-target) and by marked pages."""
+    targets: set[int] = set()
+    non_targets: set[int] = set()
+    pattern = parameters.get("target_pattern")
+    if pattern:
+        compiled = re.compile(pattern)
+        for page_id, url in page_urls.items():
+            (targets if compiled.search(url) else non_targets).add(page_id)
+    marked_in, marked_out = set(parameters.get("targets") or []), set(parameters.get("non_targets") or [])
+    for page_id, url in page_urls.items():
+        if url in marked_in:
+            targets.add(page_id)
+            non_targets.discard(page_id)
+        elif url in marked_out:
+            non_targets.add(page_id)
+            targets.discard(page_id)
+    return targets, non_targets
+
+
+def histogram(scores: Iterable[float], bins: int = 50) -> list[int]:
+    counts = [0] * bins
+    for value in scores:
+        counts[min(bins - 1, max(0, int(value * bins)))] += 1
+    return counts
+
+
+def filter_evaluate(
+    *, crawl: Crawl, parameters: dict, doms: dict[int, DomSequence], page_urls: dict[int, str]
+) -> tuple[dict[int, float], dict]:
+    """Score every page against the templates; return (scores, summary: threshold, chance, histograms, PR/RR)."""
+    method = method_of(parameters)
+    sequences = keyed(method, doms)
+    missing = [pid for pid in parameters["template_ids"] if pid not in sequences]
+    if missing:
+        raise JobError("a template page has no readable structure (its body is not HTML, or was pruned)")
+    templates = [sequences[pid] for pid in parameters["template_ids"]]
+    scores = {pid: S.combined(templates, seq, method.combine) for pid, seq in sequences.items()}
+    others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
+    chance = S.chance_level(templates, list(sequences.values()))
+    targets, non_targets = labels(crawl=crawl, parameters=parameters, page_urls=page_urls)
+    labelled = bool(targets) and bool(non_targets)
+    comparison = []
+    if labelled:
+        # §3.3: every relation tried on the labelled pages, with its best threshold (the paper's Table 1).
+        table = {method.relation: scores}
+        for relation in ("rpsa", "csr", "default"):
+            if relation != method.relation:
+                other = keyed(S.method_for(relation), doms)
+                chosen = [other[pid] for pid in parameters["template_ids"]]
+                table[relation] = {pid: S.combined(chosen, seq, method.combine) for pid, seq in other.items()}
+        comparison = [row.as_dict() for row in S.select_relation(table, targets, non_targets)]
+    threshold, how = parameters.get("threshold"), "given"
+    if threshold is None and method.relation != "default":
+        threshold, how = S.PAPER_THRESHOLDS[method.relation], "the paper's"
+    elif threshold is None and labelled:
+        threshold, how = (
+            S.best_threshold(scores, targets, non_targets).threshold,
+            "calibrated on the labels (§3.3)",
+        )
+    elif threshold is None:
+        threshold, how = S.calibrated_threshold(others, chance), "calibrated from the score distribution"
+    summary = {
+        "threshold": threshold,
+        "threshold_source": how,
+        "chance_level": round(chance, 4),
+        "pages": len(scores),
+        "matches": sum(score >= threshold for score in scores.values()),
+        "histogram": histogram(scores.values()),
+        "labelled": labelled,
+    }
+    if labelled:
+        summary["histogram_targets"] = histogram(scores[pid] for pid in targets if pid in scores)
+        summary["histogram_non_targets"] = histogram(scores[pid] for pid in non_targets if pid in scores)
+        summary["accuracy"] = S.accuracy(
+            scores, targets, threshold, relation=method.relation, labelled=targets | non_targets
+        ).as_dict()
+        summary["comparison"] = comparison
+    return scores, summary
+
+
+def page_urls(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, str]:
+    ids = list(page_ids)
+    urls: dict[int, str] = {}
+    for start in range(0, len(ids), 1000):
+        urls.update(Page.objects.filter(pk__in=ids[start : start + 1000]).values_list("pk", "url"))
+    return urls
+
+
+def type_shares(page_ids: list[int]) -> dict:
+    """How many pages of a type are broken (dead, failing or soft-404), soft-404, and link to a broken page."""
+    broken = soft404 = linking = 0
+    for start in range(0, len(page_ids), 1000):
+        ids = page_ids[start : start + 1000]
+        chunk = Page.objects.filter(pk__in=ids)
+        broken += chunk.broken().count()
+        soft404 += chunk.filter(verdict="soft404").count()
+        linking += (
+            Link.objects.filter(source_id__in=ids, target__verdict__in=BROKEN_VERDICTS)
+            .values("source_id")
+            .distinct()
+            .count()
+        )
+    size = len(page_ids) or 1
+    return {
+        "broken": broken,
+        "soft404": soft404,
+        "linking_to_broken": linking,
+        "broken_share": broken / size,
+        "soft404_share": soft404 / size,
+        "linking_to_broken_share": linking / size,
+    }

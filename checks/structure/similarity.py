@@ -1,0 +1,288 @@
+"""Structural similarity of pages after Deng & He (2018): node keys per same-relationship, LCS and Formula (1).
+
+Pure: plain data in, plain data out. A page is its decoded `dom` extract (checks.structure.extract); a
+`Keyer` turns it into a sequence of small integers, one per node kept, under one relation:
+
+- `rsn`  (Definition 1) the tag;
+- `rpsa` (Definition 2) the tag and the values of a chosen attribute subset (default div.class, div.id,
+  span.class, span.id, the paper's §4.1; an absent attribute equals an absent one);
+- `csr`  (Definition 3) the tag and every attribute, name and value;
+- `default`, ours (docs/structure.md): the tag with its class and id, leaving out attribute values found on
+  one page only, over a wider set of block tags, each distinct key kept once, in BFS order of first sight.
+
+The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash); Formula (1)
+divides it by the mean of the two lengths.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from rapidfuzz.distance import LCSseq
+
+from checks.structure.extract import STORED_TAGS, DomSequence
+
+RELATIONS = ("default", "rsn", "rpsa", "csr")
+PAPER_RELATIONS = ("rsn", "rpsa", "csr")
+# The node kinds of the paper's Table 2.
+PAPER_TAGS = frozenset({"div", "span"})
+# The default method's node kinds: the paper's plus block containers. On the postgres docs (reference pages
+# as the target) they raised the median PR of one template from 0.997 to 1.0 (docs/structure.md).
+DEFAULT_TAGS = frozenset({"div", "span", "section", "table", "ul", "ol", "dl", "pre", "h1", "h2", "h3"})
+RPSA_ATTRIBUTES = (("div", "class"), ("div", "id"), ("span", "class"), ("span", "id"))
+DEFAULT_ATTRIBUTES = ("class", "id")
+# The paper's thresholds (§4.1); RSN has none in the paper, this one is ours.
+PAPER_THRESHOLDS = {"csr": 0.2, "rpsa": 0.4, "rsn": 0.5}
+COMBINES = ("mean", "max")
+
+
+class MethodError(ValueError):
+    """A relation, tag set, attribute subset or threshold that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Method:
+    """How pages are compared: the relation, the node kinds, RPSA's attribute subset, how templates combine."""
+
+    relation: str = "default"
+    tags: frozenset[str] = DEFAULT_TAGS
+    attributes: tuple[tuple[str, str], ...] = RPSA_ATTRIBUTES
+    combine: str = "mean"
+
+    @property
+    def needs_frequencies(self) -> bool:
+        return self.relation == "default"
+
+
+def method_for(
+    relation: str | None = None,
+    *,
+    tags: Iterable[str] | None = None,
+    attributes: Iterable[str] | None = None,
+    combine: str = "mean",
+) -> Method:
+    """A Method from user input: relation None or "default" for ours; `attributes` as "tag.name" strings."""
+    relation = (relation or "default").strip().lower()
+    if relation not in RELATIONS:
+        raise MethodError(f"unknown relation {relation!r}: choose one of {', '.join(RELATIONS)}")
+    if combine not in COMBINES:
+        raise MethodError(f"unknown combination {combine!r}: choose mean or max")
+    chosen_tags = frozenset(t.strip().lower() for t in tags if t.strip()) if tags is not None else None
+    if chosen_tags is not None and not chosen_tags:
+        raise MethodError("the tag set is empty")
+    if chosen_tags is not None and not chosen_tags <= set(STORED_TAGS):
+        unknown = ", ".join(sorted(chosen_tags - set(STORED_TAGS)))
+        raise MethodError(f"tags not stored by the dom extract: {unknown} (stored: {', '.join(STORED_TAGS)})")
+    pairs = RPSA_ATTRIBUTES
+    if attributes is not None:
+        pairs = []
+        for item in attributes:
+            tag, dot, name = item.strip().lower().partition(".")
+            if not dot or not tag or not name:
+                raise MethodError(f"attribute {item!r} is not of the form tag.attribute (div.class)")
+            pairs.append((tag, name))
+        if not pairs:
+            raise MethodError("the RPSA attribute subset is empty")
+        pairs = tuple(pairs)
+    default_tags = DEFAULT_TAGS if relation == "default" else PAPER_TAGS
+    return Method(relation, chosen_tags or default_tags, tuple(pairs), combine)
+
+
+def check_threshold(value: float) -> float:
+    if not 0.0 <= value <= 1.0:
+        raise MethodError(f"threshold {value} is outside [0, 1]")
+    return float(value)
+
+
+def common_values(doms: Iterable[DomSequence]) -> set[tuple[str, str, str]]:
+    """The (tag, attribute, value) triples found on two pages or more: the ones the default method keeps."""
+    seen: Counter = Counter()
+    for dom in doms:
+        seen.update({(tag, name, value) for tag, attributes in dom.signatures for name, value in attributes})
+    return {triple for triple, pages in seen.items() if pages >= 2}
+
+
+@dataclass
+class Keyer:
+    """Maps pages to key sequences under one method; keys get small integers shared by every page it maps."""
+
+    method: Method
+    # For the default method: the values seen on two pages or more (common_values); None keeps every value.
+    common: set[tuple[str, str, str]] | None = None
+    _ids: dict = field(default_factory=dict)
+
+    def node_key(self, signature: tuple[str, tuple[tuple[str, str], ...]]):
+        tag, attributes = signature
+        if tag not in self.method.tags:
+            return None
+        relation = self.method.relation
+        if relation == "rsn":
+            return tag
+        if relation == "csr":
+            return (tag, tuple(sorted(attributes)))
+        if relation == "rpsa":
+            values = dict(attributes)
+            return (tag, *(values.get(name) if t == tag else None for t, name in self.method.attributes))
+        common = self.common
+        kept = [
+            (name, " ".join(sorted(value.split())) if name == "class" else value)
+            for name, value in attributes
+            if name in DEFAULT_ATTRIBUTES and (common is None or (tag, name, value) in common)
+        ]
+        return (tag, *sorted(kept))
+
+    def keys(self, dom: DomSequence) -> list[int]:
+        """The page's key sequence (BFS order) under this method."""
+        ids = self._ids
+        local = np.fromiter(
+            (
+                -1 if (key := self.node_key(signature)) is None else ids.setdefault(key, len(ids))
+                for signature in dom.signatures
+            ),
+            dtype=np.int64,
+            count=len(dom.signatures),
+        )
+        if not len(dom.nodes):
+            return []
+        sequence = local[np.frombuffer(dom.nodes, dtype=np.uint32)]
+        sequence = sequence[sequence >= 0]
+        if self.method.relation == "default" and len(sequence):
+            # Each distinct key once, where BFS first meets it: how much text a page holds (its spans, its
+            # repeated sections) stops weighing on the score, its kinds of blocks and their order remain.
+            _, first = np.unique(sequence, return_index=True)
+            sequence = sequence[np.sort(first)]
+        return sequence.tolist()
+
+
+def similarity(a: Sequence[int], b: Sequence[int]) -> float:
+    """Formula (1): LCS(a, b) / ((|a| + |b|) / 2); 1.0 for two empty sequences."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return LCSseq.similarity(a, b) / ((len(a) + len(b)) / 2)
+
+
+def combined(templates: Sequence[Sequence[int]], page: Sequence[int], combine: str = "mean") -> float:
+    """The page's similarity to several templates: their mean (the paper's future work, §5) or their max."""
+    scores = [similarity(template, page) for template in templates]
+    return max(scores) if combine == "max" else sum(scores) / len(scores)
+
+
+def chance_level(
+    templates: Sequence[Sequence[int]], pages: Sequence[Sequence[int]], *, samples: int = 60, seed: int = 1
+) -> float:
+    """What Formula (1) gives for pages with these key counts and no shared order: the median similarity of
+    shuffled pages to shuffled templates. Scores near it say nothing about structure."""
+    if not templates or not pages:
+        return 0.0
+    rng = random.Random(seed)
+    chosen = rng.sample(list(pages), min(samples, len(pages)))
+    values = []
+    for page in chosen:
+        template = list(rng.choice(templates))
+        shuffled = list(page)
+        rng.shuffle(template)
+        rng.shuffle(shuffled)
+        values.append(similarity(template, shuffled))
+    return float(np.median(values))
+
+
+def otsu_threshold(scores: Sequence[float], bins: int = 100) -> float:
+    """The cut of [0, 1] that best splits the scores into two groups (Otsu 1979: most between-class variance)."""
+    values = np.asarray(scores, dtype=float)
+    if len(values) < 2 or values.min() == values.max():
+        return float(values.max()) if len(values) else 0.5
+    histogram, edges = np.histogram(values, bins=bins, range=(0.0, 1.0))
+    p = histogram / histogram.sum()
+    middles = (edges[:-1] + edges[1:]) / 2
+    w0 = np.cumsum(p)[:-1]
+    m0 = np.cumsum(p * middles)[:-1]
+    total = (p * middles).sum()
+    w1 = 1 - w0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = (total * w0 - m0) ** 2 / (w0 * w1)
+    between[~np.isfinite(between)] = -1
+    return float(edges[1 + int(np.argmax(between))])
+
+
+def calibrated_threshold(scores: Sequence[float], chance: float) -> float:
+    """The threshold from the score distribution alone: Otsu's cut, never below the chance level."""
+    return round(max(otsu_threshold(scores), chance), 4)
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """One row of the paper's Table 1: TUF targets, AF pages selected, TAF targets selected, RR, PR."""
+
+    relation: str
+    threshold: float
+    tuf: int
+    af: int
+    taf: int
+
+    @property
+    def pr(self) -> float:  # Formula (2)
+        return self.taf / self.af if self.af else 0.0
+
+    @property
+    def rr(self) -> float:  # Formula (3)
+        return self.taf / self.tuf if self.tuf else 0.0
+
+    @property
+    def f1(self) -> float:
+        return 2 * self.pr * self.rr / (self.pr + self.rr) if self.pr + self.rr else 0.0
+
+    def as_dict(self) -> dict:
+        return {
+            "relation": self.relation,
+            "threshold": self.threshold,
+            "TUF": self.tuf,
+            "AF": self.af,
+            "TAF": self.taf,
+            "PR": round(self.pr, 4),
+            "RR": round(self.rr, 4),
+        }
+
+
+def accuracy(
+    scores: Mapping[object, float], targets: set, threshold: float, *, relation: str = "", labelled=None
+) -> Accuracy:
+    """PR and RR (Formulas 2 and 3) of selecting score >= threshold, over `labelled` pages (default: all)."""
+    pool = scores.keys() if labelled is None else labelled
+    selected = {page for page in pool if scores.get(page, 0.0) >= threshold}
+    tuf = len(targets & set(pool))
+    return Accuracy(relation, round(threshold, 4), tuf, len(selected), len(selected & targets))
+
+
+def best_threshold(
+    scores: Mapping[object, float], targets: set, non_targets: set, *, relation: str = ""
+) -> Accuracy:
+    """§3.3 with labels: the threshold whose PR and RR over TWPS ∪ NTWPS are best (their harmonic mean, then
+    PR). One sweep over the labelled pages sorted by score, so 10,000 labels cost milliseconds."""
+    labelled = targets | non_targets
+    tuf = len(targets & labelled)
+    ranked = sorted(((round(scores.get(page, 0.0), 4), page in targets) for page in labelled), reverse=True)
+    best = Accuracy(relation, 1.0, tuf, 0, 0)
+    af = taf = 0
+    for position, (score, is_target) in enumerate(ranked):
+        af += 1
+        taf += is_target
+        if position + 1 < len(ranked) and ranked[position + 1][0] == score:
+            continue  # a threshold selects every page of its score at once
+        row = Accuracy(relation, score, tuf, af, taf)
+        if (row.f1, row.pr) > (best.f1, best.pr):
+            best = row
+    return best
+
+
+def select_relation(
+    table: Mapping[str, Mapping[object, float]], targets: set, non_targets: set
+) -> list[Accuracy]:
+    """§3.3: each relation's best threshold and its PR/RR (the paper's Table 1), best relation first."""
+    rows = [best_threshold(scores, targets, non_targets, relation=name) for name, scores in table.items()]
+    return sorted(rows, key=lambda row: (row.f1, row.pr), reverse=True)

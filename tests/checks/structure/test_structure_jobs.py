@@ -1,0 +1,194 @@
+"""Filter and page-type jobs over real crawls (pytest-httpserver), their commands, and what bad input gets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from checks.jobs import JobInputError, job_run, job_start
+from checks.models import AnalysisJob
+from checks.structure.models import PageSimilarity, PageTypeMember
+from sites.models import PageBody, PageExtract
+from tests.sites.sitebuilder import serve_site
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def reference(n: int) -> str:
+    """A reference page: its own id on every block (unique per page), a body whose length varies."""
+    rows = "".join(f'<p><span class="pre">arg{i}</span> text</p>' for i in range(n % 7 + 1))
+    return (
+        f'<html><head><title>ref {n}</title></head><body><div class="nav"><a href="/">home</a></div>'
+        f'<div class="refentry" id="ref-{n}"><div class="refnamediv"><h1>Ref {n}</h1></div>'
+        f'<div class="refsynopsisdiv"><pre class="synopsis">X</pre></div>'
+        f'<div class="refsect1" id="sect-{n}"><h2>Description</h2>{rows}</div></div></body></html>'
+    )
+
+
+def chapter(n: int) -> str:
+    items = "".join(
+        f'<li><span class="sect1"><a href="/ref{i}.html">s{i}</a></span></li>' for i in range(n % 5 + 2)
+    )
+    return (
+        f'<html><head><title>chapter {n}</title></head><body><div class="nav"><a href="/">home</a></div>'
+        f'<div class="chapter" id="ch-{n}"><div class="titlepage"><h2>Chapter {n}</h2></div>'
+        f'<div class="toc"><ul>{items}</ul></div><div class="sect1"><table class="simplelist"><tr><td>x</td></tr>'
+        f"</table></div></div></body></html>"
+    )
+
+
+@pytest.fixture
+def docs_crawl(httpserver, crawl_site):
+    pages = {f"/ref{n}.html": reference(n) for n in range(8)}
+    pages.update({f"/chapter{n}.html": chapter(n) for n in range(6)})
+    links = "".join(f'<a href="{path}">{path}</a>' for path in pages)
+    pages["/"] = f"<html><body><div class='index'>{links}</div></body></html>"
+    root = serve_site(httpserver, pages)
+    return crawl_site(root), root
+
+
+def run_filter(crawl, **parameters):
+    job = job_start(kind="filter", crawl=crawl, parameters=parameters, enqueue=False)
+    return job_run(job=job)
+
+
+def test_crawl_stores_the_dom_extract_of_every_html_page(docs_crawl):
+    crawl, _ = docs_crawl
+    assert PageExtract.objects.filter(page__crawl=crawl, name="dom").count() == 15
+
+
+def test_default_filter_finds_exactly_the_reference_pages(docs_crawl):
+    crawl, root = docs_crawl
+    job = run_filter(crawl, templates=[root + "ref3.html"])
+    assert job.status == AnalysisJob.Status.FINISHED, job.error
+    matched = set(PageSimilarity.objects.filter(job=job, match=True).values_list("page__url", flat=True))
+    assert matched == {f"{root}ref{n}.html" for n in range(8)}
+    assert job.result["threshold_source"] == "calibrated from the score distribution"
+
+
+def test_labels_by_url_pattern_give_pr_rr_and_the_relation_comparison(docs_crawl):
+    crawl, root = docs_crawl
+    job = run_filter(crawl, templates=[root + "ref1.html"], target_pattern=r"/ref\d")
+    accuracy = job.result["accuracy"]
+    assert accuracy["PR"] == 1.0 and accuracy["RR"] == 1.0 and accuracy["TUF"] == 8
+    assert {row["relation"] for row in job.result["comparison"]} == {"default", "csr", "rpsa"}
+
+
+def test_paper_relation_uses_the_papers_threshold(docs_crawl):
+    crawl, root = docs_crawl
+    job = run_filter(crawl, templates=[root + "ref1.html"], relation="csr")
+    assert job.result["threshold"] == 0.2 and job.result["threshold_source"] == "the paper's"
+
+
+def test_older_crawls_are_backfilled_from_stored_bodies(docs_crawl):
+    crawl, root = docs_crawl
+    PageExtract.objects.filter(page__crawl=crawl).delete()
+    job = run_filter(crawl, templates=[root + "ref0.html"])
+    assert job.result["matches"] == 8
+    assert PageExtract.objects.filter(page__crawl=crawl, name="dom").count() == 15
+
+
+def test_filterpages_writes_the_issue_json_shape(docs_crawl, tmp_path):
+    crawl, root = docs_crawl
+    out = tmp_path / "filter.json"
+    call_command(
+        "filterpages",
+        str(crawl.pk),
+        "--template",
+        root + "ref2.html",
+        "--template",
+        root + "ref5.html",
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    report = json.loads(out.read_text())
+    assert set(report) == {"relation", "threshold", "templates", "pages"}
+    assert report["relation"] == "default" and len(report["templates"]) == 2
+    assert set(report["pages"][0]) == {"url", "similarity", "match"}
+    assert sum(page["match"] for page in report["pages"]) == 8
+    scores = [page["similarity"] for page in report["pages"]]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_pagetypes_groups_references_and_chapters(docs_crawl, tmp_path):
+    crawl, root = docs_crawl
+    out = tmp_path / "types.json"
+    call_command("pagetypes", str(crawl.pk), "--json", str(out), "--quiet")
+    types = json.loads(out.read_text())["types"]
+    groups = [set(t["pages"]) for t in types if not t.get("other")]
+    assert {f"{root}ref{n}.html" for n in range(8)} in groups
+    assert {f"{root}chapter{n}.html" for n in range(6)} in groups
+    assert all(t["broken_share"] == 0 for t in types)
+    assert PageTypeMember.objects.filter(job__crawl=crawl).count() == 15
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--template", "http://elsewhere.example/x"], "is not a page of crawl"),
+        (["--template", "{root}ref1.html", "--relation", "lcs"], "unknown relation"),
+        (["--template", "{root}ref1.html", "--threshold", "1.5"], "outside [0, 1]"),
+        (["--template", "{root}ref1.html", "--threshold", "high"], "not a number"),
+        (["--template", "{root}nothere.html"], "is not a page of crawl"),
+    ],
+)
+def test_filterpages_bad_input_exits_2_with_a_message(docs_crawl, arguments, message):
+    crawl, root = docs_crawl
+    with pytest.raises(CommandError, match=message.replace("[", r"\[").replace("]", r"\]")) as caught:
+        call_command("filterpages", str(crawl.pk), *[a.format(root=root) for a in arguments], "--quiet")
+    assert caught.value.returncode == 2
+
+
+def test_a_pruned_template_is_refused(docs_crawl):
+    crawl, root = docs_crawl
+    page = crawl.pages.get(url=root + "ref1.html")
+    PageExtract.objects.filter(page=page).delete()
+    PageBody.objects.filter(page=page).delete()
+    with pytest.raises(JobInputError, match="pruned"):
+        job_start(kind="filter", crawl=crawl, parameters={"templates": [page.url]}, enqueue=False)
+    with pytest.raises(CommandError, match="pruned") as caught:
+        call_command("filterpages", str(crawl.pk), "--template", page.url, "--quiet")
+    assert caught.value.returncode == 2
+
+
+def test_the_tag_set_is_a_parameter(docs_crawl, tmp_path):
+    crawl, root = docs_crawl
+    out = tmp_path / "rsn.json"
+    call_command(
+        "filterpages",
+        str(crawl.pk),
+        "--template",
+        root + "ref1.html",
+        "--relation",
+        "rsn",
+        "--tags",
+        "div,h1,pre",
+        "--json",
+        str(out),
+        "--quiet",
+    )
+    job = crawl.analysis_jobs.get(kind="filter")
+    assert job.parameters["tags"] == ["div", "h1", "pre"]
+    assert json.loads(out.read_text())["relation"] == "rsn"
+
+
+def test_a_non_html_template_is_refused(httpserver, crawl_site):
+    httpserver.expect_request("/data.json").respond_with_data("{}", content_type="application/json")
+    root = serve_site(httpserver, {"/": '<html><body><a href="/data.json">d</a></body></html>'})
+    crawl = crawl_site(root)
+    with pytest.raises(CommandError, match="not an HTML page") as caught:
+        call_command("filterpages", str(crawl.pk), "--template", root + "data.json", "--quiet")
+    assert caught.value.returncode == 2
+
+
+def test_a_crawl_without_html_pages_is_refused(httpserver, crawl_site):
+    root = serve_site(httpserver, {})
+    httpserver.expect_request("/").respond_with_data("plain", content_type="text/plain")
+    crawl = crawl_site(root)
+    with pytest.raises(CommandError, match="no HTML pages") as caught:
+        call_command("pagetypes", str(crawl.pk), "--quiet")
+    assert caught.value.returncode == 2

@@ -1,0 +1,160 @@
+"""Same-relationships (Deng & He 2018, §3.1), Formula (1), templates combined, §3.3 selection and calibration."""
+
+import pytest
+
+from checks.structure.extract import decode, dom_keys
+from checks.structure.similarity import (
+    PAPER_THRESHOLDS,
+    Keyer,
+    MethodError,
+    accuracy,
+    best_threshold,
+    calibrated_threshold,
+    chance_level,
+    check_threshold,
+    combined,
+    common_values,
+    method_for,
+    select_relation,
+    similarity,
+)
+from sites.crawler.parse import parse_document
+
+
+def dom(html: str):
+    root, _ = parse_document(f"<html><body>{html}</body></html>".encode(), "utf-8")
+    return decode(dom_keys(root, url="", body=b""))
+
+
+def score(relation, a, b, **options):
+    keyer = Keyer(method_for(relation, **options))
+    return similarity(keyer.keys(dom(a)), keyer.keys(dom(b)))
+
+
+def test_figure_1_example_scores_4_over_4_5():
+    # Tree (a) BFS: div, div, span, div, span; tree (b) BFS: div, div, span, div. LCS 4, mean length 4.5.
+    a = "<div><div><span></span></div><span></span><div></div></div>"
+    b = "<div><div></div><span></span><div></div></div>"
+    keyer = Keyer(method_for("rsn"))
+    assert len(keyer.keys(dom(a))) == 5 and len(keyer.keys(dom(b))) == 4
+    assert score("rsn", a, b) == pytest.approx(4 / 4.5)
+    assert round(score("rsn", a, b) * 100, 2) == 88.89
+
+
+def test_formula_1_divides_the_lcs_by_the_mean_length():
+    assert similarity([1, 2, 3, 4], [1, 2, 3, 4]) == 1.0
+    assert similarity([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(1 / 4)
+    assert similarity([1, 2], [1, 2, 3, 4, 5, 6]) == pytest.approx(2 / 4)
+    assert similarity([], []) == 1.0 and similarity([], [1]) == 0.0
+
+
+def test_rsn_compares_names_only():
+    assert (
+        score("rsn", '<div class="a"><span id="x"></span></div>', '<div class="b"><span id="y"></span></div>')
+        == 1.0
+    )
+
+
+def test_rpsa_compares_the_chosen_attributes_and_ignores_the_rest():
+    same = score("rpsa", '<div class="a" title="t1"></div>', '<div class="a" title="t2"></div>')
+    different = score("rpsa", '<div class="a"></div>', '<div class="b"></div>')
+    assert same == 1.0 and different == 0.0
+
+
+def test_rpsa_attribute_subset_is_configurable():
+    a, b = '<div class="a" role="main"></div>', '<div class="b" role="main"></div>'
+    assert score("rpsa", a, b) == 0.0
+    assert score("rpsa", a, b, attributes=["div.role"]) == 1.0
+
+
+def test_csr_needs_every_attribute_equal():
+    assert score("csr", '<div class="a" title="t"></div>', '<div title="t" class="a"></div>') == 1.0
+    assert score("csr", '<div class="a" title="t1"></div>', '<div class="a" title="t2"></div>') == 0.0
+
+
+def test_paper_relations_see_only_div_and_span_by_default_and_the_tag_set_is_a_setting():
+    a, b = "<div></div><ul></ul><ul></ul>", "<div></div><table></table>"
+    assert score("rsn", a, b) == 1.0
+    assert score("rsn", a, b, tags=["div", "ul", "table"]) == pytest.approx(1 / 2.5)
+
+
+def test_tags_that_are_not_stored_are_refused():
+    with pytest.raises(MethodError, match="not stored"):
+        method_for("rsn", tags=["div", "td"])
+
+
+def test_default_method_leaves_out_attribute_values_found_on_one_page_only():
+    pages = [dom(f'<div class="main" id="page-{n}"><span class="x"></span></div>') for n in range(3)]
+    keyer = Keyer(method_for(None), common=common_values(pages))
+    assert similarity(keyer.keys(pages[0]), keyer.keys(pages[1])) == 1.0
+    csr = Keyer(method_for("csr"))
+    assert similarity(csr.keys(pages[0]), csr.keys(pages[1])) == 0.5
+
+
+def test_default_method_keeps_each_key_once_so_text_length_does_not_weigh():
+    short = dom('<div class="doc">' + '<span class="pre">x</span>' * 3 + "</div>")
+    long = dom('<div class="doc">' + '<span class="pre">x</span>' * 300 + "</div>")
+    keyer = Keyer(method_for("default"))
+    assert keyer.keys(short) == keyer.keys(long)
+    paper = Keyer(method_for("rsn"))
+    assert similarity(paper.keys(short), paper.keys(long)) < 0.05
+
+
+def test_several_templates_combine_by_mean_or_max():
+    templates = [[1, 2, 3, 4], [5, 6, 7, 8]]
+    assert combined(templates, [1, 2, 3, 4]) == pytest.approx(0.5)
+    assert combined(templates, [1, 2, 3, 4], "max") == 1.0
+
+
+@pytest.mark.parametrize("relation", ["lcs", "CSRX", "div"])
+def test_unknown_relations_are_refused(relation):
+    with pytest.raises(MethodError, match="unknown relation"):
+        method_for(relation)
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.01, 7])
+def test_thresholds_outside_0_1_are_refused(value):
+    with pytest.raises(MethodError, match="outside"):
+        check_threshold(value)
+
+
+def test_bad_attribute_subsets_are_refused():
+    with pytest.raises(MethodError, match="tag.attribute"):
+        method_for("rpsa", attributes=["class"])
+
+
+def test_paper_thresholds_are_the_papers():
+    assert PAPER_THRESHOLDS["csr"] == 0.2 and PAPER_THRESHOLDS["rpsa"] == 0.4
+
+
+def test_accuracy_follows_formulas_2_and_3():
+    scores = {"t1": 0.9, "t2": 0.8, "t3": 0.1, "n1": 0.7, "n2": 0.2}
+    row = accuracy(scores, {"t1", "t2", "t3"}, 0.5, relation="csr")
+    assert (row.tuf, row.af, row.taf) == (3, 3, 2)
+    assert row.pr == pytest.approx(2 / 3) and row.rr == pytest.approx(2 / 3)
+
+
+def test_relation_selection_picks_the_relation_and_threshold_that_separate_the_labels():
+    targets, non_targets = {"t1", "t2"}, {"n1", "n2"}
+    table = {
+        "rpsa": {"t1": 0.5, "t2": 0.3, "n1": 0.4, "n2": 0.6},
+        "csr": {"t1": 0.35, "t2": 0.3, "n1": 0.1, "n2": 0.05},
+    }
+    rows = select_relation(table, targets, non_targets)
+    assert rows[0].relation == "csr" and rows[0].threshold == 0.3 and rows[0].pr == rows[0].rr == 1.0
+    assert best_threshold(table["rpsa"], targets, non_targets).f1 < 1.0
+
+
+def test_calibrated_threshold_falls_between_the_two_groups_and_not_below_chance():
+    scores = [0.1, 0.12, 0.15, 0.18, 0.2] * 20 + [0.7, 0.75, 0.8, 0.85] * 5
+    threshold = calibrated_threshold(scores, chance=0.05)
+    assert 0.2 < threshold <= 0.7
+    assert calibrated_threshold(scores, chance=0.9) == 0.9
+
+
+def test_chance_level_is_what_shuffled_pages_score():
+    # Two pages made of the same 20 keys in unrelated orders: high raw overlap, chance well below 1.
+    template = list(range(20))
+    pages = [list(range(20))[::-1] for _ in range(10)]
+    level = chance_level([template], pages)
+    assert 0.1 < level < 0.6
