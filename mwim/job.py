@@ -9,11 +9,15 @@ from mwim.services.extracts import ce_refresh_step
 
 
 def ce_clean(crawl, raw: dict) -> dict:
-    if not MwimSite.objects.filter(site_id=crawl.site_id).exists():
+    if not ce_offered(crawl):
         raise JobInputError("the site is not registered for MWIM: register it on its MWIM page first")
     if raw:
         raise JobInputError(f"the ce job takes no parameters (got {', '.join(sorted(raw))})")
     return {}
+
+
+def ce_offered(crawl) -> bool:
+    return MwimSite.objects.filter(site_id=crawl.site_id).exists()
 
 
 def ce_report(job) -> dict:
@@ -33,5 +37,6 @@ KIND = JobKind(
     report=ce_report,
     result_template="checks/mwim/job_result.html",
     result_context=ce_result_context,
+    offered=ce_offered,
     description="Stores the crawl's Content Extract files for the site's extended sitemap; only changed pages.",
 )

@@ -45,6 +45,8 @@ class JobKind:
         None  # (job, request) -> that template's context
     )
     description: str = ""  # one line under the start form
+    # (crawl or site) -> whether the dashboard offers this kind there at all (say, only registered sites).
+    offered: Callable[[Any], bool] | None = None
 
 
 class UnknownKind(LookupError):

@@ -16,7 +16,7 @@ JOBS_LISTED = 10  # the newest jobs of a crawl or site shown on its page; older 
 def _analyses(context, scope: str, jobs, target) -> dict:
     request = context["request"]
     site = target if scope == "site" else target.site
-    kinds = job_kinds(scope)
+    kinds = [kind for kind in job_kinds(scope) if kind.offered is None or kind.offered(target)]
     return {
         "request": request,
         "csrf_token": context.get("csrf_token"),

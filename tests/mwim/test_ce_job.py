@@ -175,3 +175,17 @@ def test_a_pushed_page_too_big_or_gone_keeps_its_previous_file(httpserver):
     assert ce_refresh_page(mwim_site=mwim_site, url=url).startswith("not refreshed")
     assert ce_refresh_page(mwim_site=mwim_site, url=url).startswith(f"not refreshed: HTTP 404 at {url}")
     assert bytes(ContentExtractFile.objects.get(mwim_site=mwim_site).data) == good
+
+
+def test_the_crawl_page_offers_content_extracts_only_for_a_registered_site(client, owner):
+    from django.urls import reverse
+
+    from tests.sites.factories import body
+
+    client.force_login(owner)
+    registered = make_crawl(make_mwim_site(owner).site)
+    unregistered = make_crawl(make_site(owner))
+    offer = "Run content extracts (mwim)"
+    assert offer in body(client.get(reverse("sites:crawl", args=[registered.pk])))
+    page = body(client.get(reverse("sites:crawl", args=[unregistered.pk])))
+    assert offer not in page and "Run decay" in page
