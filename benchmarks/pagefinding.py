@@ -3,6 +3,8 @@ and on the test bed's documentation sites.
 
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
+    .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
+        --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
 
 Every run draws one graph, one target and one query (seeded), and runs every algorithm on it (paired).
 """
@@ -45,14 +47,34 @@ CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
 ]
 
 
-def run_generated(sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str]) -> dict:
+def parse_params(text: str) -> dict:
+    """`name=value,…` overrides of GraphParameters (numbers, true/false)."""
+    known = GraphParameters.__dataclass_fields__
+    out: dict = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        if name not in known:
+            raise SystemExit(f"unknown graph parameter {name!r}; choose from {', '.join(known)}")
+        default = known[name].default
+        if value.lower() in ("true", "false"):
+            out[name] = value.lower() == "true"
+        else:
+            out[name] = (
+                int(value) if isinstance(default, int) and not isinstance(default, bool) else float(value)
+            )
+    return out
+
+
+def run_generated(
+    sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str], overrides: dict
+) -> dict:
     """{(threshold or None, row): {N: [(hit, downloads), ...]}}"""
     results: dict = {}
     for n in sizes:
         started = time.monotonic()
         for run in range(runs):
             rng = random.Random(f"{seed}-{n}-{run}")
-            params = GraphParameters(n=n)
+            params = GraphParameters(n=n, **overrides)
             graph = generate(params, rng)
             target = rng.randrange(1, n)
             query = make_query(graph, target, params, rng)
@@ -188,6 +210,7 @@ def main() -> None:
     parser.add_argument("--thresholds", default="0.25,0.75")
     parser.add_argument("--skip", default="", help="rows or algorithms to leave out, comma-separated")
     parser.add_argument("--seed", default="1")
+    parser.add_argument("--params", default="", help="generator overrides, e.g. text_copy=0.5,sections=true")
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
@@ -210,7 +233,12 @@ def main() -> None:
         sizes = [int(n) for n in args.sizes.split(",")]
         thresholds = [float(t) for t in args.thresholds.split(",")]
         results = run_generated(
-            sizes, args.runs, thresholds, args.seed, set(filter(None, args.skip.split(",")))
+            sizes,
+            args.runs,
+            thresholds,
+            args.seed,
+            set(filter(None, args.skip.split(","))),
+            parse_params(args.params),
         )
         print(table(results, sizes, thresholds))
         raw = {f"{t}|{row}": {str(n): o for n, o in cells.items()} for (t, row), cells in results.items()}

@@ -40,6 +40,16 @@ class GraphParameters:
     start_link_share: float = 0.0
     label_length: tuple[int, int] = (1, 3)
     query_length: int = 5
+    # Topical locality. In the copy model a new node is made from a prototype: it copies the prototype's
+    # links and, as a copied page does, part of its text; here each of its words is one of the prototype's
+    # with this probability. 0 draws node texts independently of the graph: nothing to navigate by.
+    text_copy: float = 0.0
+    # The prototype links to its copy (a page links to the pages made from it, a section to its
+    # subpages), so that linked pages share words: parents resemble children, grandparents less so.
+    prototype_link: float = 0.0
+    # The pages made from the start page (the home page) are the site's sections, each on a topic of its own,
+    # which its pages then inherit (with `topic_inheritance`): a site organised by topic, as LOS is.
+    sections: bool = False
 
 
 @dataclass
@@ -84,9 +94,15 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     by_topic: dict[int, list[int]] = {}
     topics[0] = rng.randrange(params.topics)
     by_topic.setdefault(topics[0], []).append(0)
+    prototypes = [0] * n
     for k in range(1, n):
-        prototype = rng.randrange(k)
-        topic = topics[prototype] if rng.random() < params.topic_inheritance else rng.randrange(params.topics)
+        prototype = prototypes[k] = rng.randrange(k)
+        if params.sections and prototype == 0:
+            topic = rng.randrange(params.topics)
+        elif rng.random() < params.topic_inheritance:
+            topic = topics[prototype]
+        else:
+            topic = rng.randrange(params.topics)
         topics[k] = topic
         degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
         chosen: list[int] = []
@@ -99,6 +115,8 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
                 source = rng.randrange(k)
             if source not in chosen:
                 chosen.append(source)
+        if prototype not in chosen and rng.random() < params.prototype_link:
+            chosen.insert(0, prototype)
         if k > 1 and 0 not in chosen and rng.random() < params.start_link_share:
             chosen.append(0)
         parents[k] = chosen
@@ -113,7 +131,14 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
             return rng.choices(general, cum_weights=general_cum)[0]
 
         length = rng.randint(*params.text_length)
-        if params.keywords is None:
+        if k and params.text_copy > 0:
+            source = texts[prototypes[k]]
+            texts.append(
+                tuple(
+                    rng.choice(source) if rng.random() < params.text_copy else draw() for _ in range(length)
+                )
+            )
+        elif params.keywords is None:
             texts.append(tuple(draw() for _ in range(length)))
         else:
             # The node's own few keywords, repeated through its text (the paper's pages are made of keywords).
