@@ -56,7 +56,9 @@ def parse_params(text: str) -> dict:
         if name not in known:
             raise SystemExit(f"unknown graph parameter {name!r}; choose from {', '.join(known)}")
         default = known[name].default
-        if value.lower() in ("true", "false"):
+        if isinstance(default, str):
+            out[name] = value
+        elif value.lower() in ("true", "false"):
             out[name] = value.lower() == "true"
         else:
             out[name] = (
