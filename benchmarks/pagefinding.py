@@ -3,6 +3,7 @@ and on the test bed's documentation sites.
 
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
+    .venv/bin/python benchmarks/pagefinding.py --trail --runs 100 --sizes 1000,10000  # what links tell
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
         --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
 
@@ -101,6 +102,40 @@ def run_generated(
             if (run + 1) % 10 == 0:
                 print(f"N={n}: {run + 1}/{runs} runs, {time.monotonic() - started:.0f} s", file=sys.stderr)
     return results
+
+
+def trail(sizes: list[int], runs: int, seed: str, overrides: dict) -> str:
+    """How much each link on the shortest path to the target tells a finder: the share of those links whose
+    label holds a query word, and the query words on the page each leads to, by distance from the target."""
+    lines = [
+        "| N | link | label holds a query word | query words on the page it leads to | links |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for n in sizes:
+        by_distance: dict[int, list[tuple[bool, int]]] = {}
+        anywhere: list[bool] = []
+        for run in range(runs):
+            rng = random.Random(f"{seed}-{n}-{run}")
+            params = GraphParameters(n=n, **overrides)
+            graph = generate(params, rng)
+            target = rng.randrange(1, n)
+            query = set(make_query(graph, target, params, rng))
+            path = GeneratedSite(graph).shortest_path(target)
+            for step, (parent, child) in enumerate(zip(path, path[1:], strict=False)):
+                label = graph.labels[parent][graph.out[parent].index(child)]
+                by_distance.setdefault(len(path) - 2 - step, []).append(
+                    (bool(query & set(label)), len(query & set(graph.texts[child])))
+                )
+            for source in range(0, n, max(1, n // 50)):
+                anywhere += [bool(query & set(label)) for label in graph.labels[source]]
+        names = {0: "into the target", 1: "into a parent of the target"}
+        for distance, seen in sorted(by_distance.items()):
+            share = sum(hit for hit, _ in seen) / len(seen)
+            words = statistics.mean(count for _, count in seen)
+            name = names.get(distance, f"{distance} links before the target")
+            lines.append(f"| {n} | {name} | {share:.2f} | {words:.2f} | {len(seen)} |")
+        lines.append(f"| {n} | any link | {sum(anywhere) / max(1, len(anywhere)):.3f} | | {len(anywhere)} |")
+    return "\n".join(lines)
 
 
 def noise(p: float, runs: int) -> float:
@@ -219,8 +254,13 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=100)
     parser.add_argument("--algorithms", default="BESTFIRST,LS2F,SIM")
     parser.add_argument("--json", help="write the raw outcomes here")
+    parser.add_argument("--trail", action="store_true", help="what the links on the path to the target tell")
     args = parser.parse_args()
     started = time.monotonic()
+    if args.trail:
+        sizes = [int(n) for n in args.sizes.split(",")]
+        print(trail(sizes, args.runs, args.seed, parse_params(args.params)))
+        return
     if args.live:
         results = run_live(
             [int(p) for p in args.ports.split(",")],
