@@ -106,7 +106,12 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     topic_lists = [_words(params.topic_words, rng, taken) for _ in range(params.topics)]
     topic_cum = _zipf_weights(params.topic_words, params.word_zipf)
     subs = max(1, params.subtopics)
-    sub_lists = [_words(params.subtopic_words, rng, taken) for _ in range(params.topics * subs)]
+    # (Options that are off draw nothing: the default graphs stay those of the same seeds.)
+    sub_lists = (
+        [_words(params.subtopic_words, rng, taken) for _ in range(params.topics * subs)]
+        if params.subtopics
+        else []
+    )
     sub_cum = _zipf_weights(params.subtopic_words, params.word_zipf)
     general_cum = _zipf_weights(params.general_words, params.word_zipf)
     degree_cum = _zipf_weights(params.max_degree, params.degree_zipf)
@@ -139,7 +144,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
                 source = rng.randrange(k)
             if source not in chosen:
                 chosen.append(source)
-        if prototype not in chosen and rng.random() < params.prototype_link:
+        if params.prototype_link and prototype not in chosen and rng.random() < params.prototype_link:
             chosen.insert(0, prototype)
         if k > 1 and 0 not in chosen and rng.random() < params.start_link_share:
             chosen.append(0)
@@ -149,7 +154,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     lineage: list[list[str]] = []
     for k in range(n):
         own = topic_lists[topics[k] // subs]
-        sub = sub_lists[topics[k]]
+        sub = sub_lists[topics[k]] if params.subtopics else own
 
         def draw(own: list[str] = own, sub: list[str] = sub) -> str:
             if params.subtopics and rng.random() < params.subtopic_share:
