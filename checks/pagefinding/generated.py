@@ -53,11 +53,6 @@ class GraphParameters:
     # The pages made from the start page (the home page) are the site's sections, each on a topic of its own,
     # which its pages then inherit (with `topic_inheritance`): a site organised by topic, as LOS is.
     sections: bool = False
-    # LOS is a hierarchy (themes, their subthemes, their keywords). With `subtopics` > 0 each of the `topics`
-    # themes has that many subthemes of `subtopic_words` words each; a node's word is one of its subtheme's
-    # with probability `subtopic_share`, else as before (its theme's with `topic_share`, else general). A new
-    # node keeps its prototype's subtheme with `topic_inheritance`, else its theme with `theme_inheritance`
-    # (a new subtheme of it), else takes any; uncopied in-links come from its subtheme (`same_topic_link`).
     # Pages as a lineage of keywords: a node has `lineage_keywords` keywords of its own (drawn as its words
     # are) and its text also holds its prototype's, its prototype's prototype's, … (a page made from another
     # keeps its subject and narrows it, as LOS's keywords narrow its themes). A word of the text is one of
@@ -65,6 +60,11 @@ class GraphParameters:
     # 1 − `topic_share` of the words) a general word. None: texts as above.
     lineage_keywords: tuple[int, int] | None = None
     own_share: float = 0.5
+    # LOS is a hierarchy (themes, their subthemes, their keywords). With `subtopics` > 0 each of the `topics`
+    # themes has that many subthemes of `subtopic_words` words each; a node's word is one of its subtheme's
+    # with probability `subtopic_share`, else as before (its theme's with `topic_share`, else general). A new
+    # node keeps its prototype's subtheme with `topic_inheritance`, else its theme with `theme_inheritance`
+    # (a new subtheme of it), else takes any; uncopied in-links come from its subtheme (`same_topic_link`).
     subtopics: int = 0
     subtopic_words: int = 100
     subtopic_share: float = 0.5
@@ -101,6 +101,8 @@ def _zipf_weights(count: int, exponent: float) -> list[float]:
 
 def generate(params: GraphParameters, rng: random.Random) -> Graph:
     """A site of `params.n` nodes; node 0 is the start, and every node is reachable from it."""
+    if params.word_choice not in ("distinct", "text"):
+        raise ValueError(f"word_choice must be 'distinct' or 'text', not {params.word_choice!r}")
     taken: set[str] = set()
     general = _words(params.general_words, rng, taken)
     topic_lists = [_words(params.topic_words, rng, taken) for _ in range(params.topics)]
