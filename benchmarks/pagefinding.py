@@ -3,6 +3,9 @@ and on the test bed's documentation sites.
 
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
+    .venv/bin/python benchmarks/pagefinding.py --trail --runs 100 --sizes 1000,10000  # what links tell
+    .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
+        --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
 
 Every run draws one graph, one target and one query (seeded), and runs every algorithm on it (paired).
 """
@@ -45,14 +48,36 @@ CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
 ]
 
 
-def run_generated(sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str]) -> dict:
+def parse_params(text: str) -> dict:
+    """`name=value,…` overrides of GraphParameters (numbers, true/false)."""
+    known = GraphParameters.__dataclass_fields__
+    out: dict = {}
+    for item in filter(None, text.split(",")):
+        name, _, value = item.partition("=")
+        if name not in known:
+            raise SystemExit(f"unknown graph parameter {name!r}; choose from {', '.join(known)}")
+        default = known[name].default
+        if isinstance(default, str):
+            out[name] = value
+        elif value.lower() in ("true", "false"):
+            out[name] = value.lower() == "true"
+        else:
+            out[name] = (
+                int(value) if isinstance(default, int) and not isinstance(default, bool) else float(value)
+            )
+    return out
+
+
+def run_generated(
+    sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str], overrides: dict
+) -> dict:
     """{(threshold or None, row): {N: [(hit, downloads), ...]}}"""
     results: dict = {}
     for n in sizes:
         started = time.monotonic()
         for run in range(runs):
             rng = random.Random(f"{seed}-{n}-{run}")
-            params = GraphParameters(n=n)
+            params = GraphParameters(n=n, **overrides)
             graph = generate(params, rng)
             target = rng.randrange(1, n)
             query = make_query(graph, target, params, rng)
@@ -77,6 +102,40 @@ def run_generated(sizes: list[int], runs: int, thresholds: list[float], seed: in
             if (run + 1) % 10 == 0:
                 print(f"N={n}: {run + 1}/{runs} runs, {time.monotonic() - started:.0f} s", file=sys.stderr)
     return results
+
+
+def trail(sizes: list[int], runs: int, seed: str, overrides: dict) -> str:
+    """How much each link on the shortest path to the target tells a finder: the share of those links whose
+    label holds a query word, and the query words on the page each leads to, by distance from the target."""
+    lines = [
+        "| N | link | label holds a query word | query words on the page it leads to | links |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for n in sizes:
+        by_distance: dict[int, list[tuple[bool, int]]] = {}
+        anywhere: list[bool] = []
+        for run in range(runs):
+            rng = random.Random(f"{seed}-{n}-{run}")
+            params = GraphParameters(n=n, **overrides)
+            graph = generate(params, rng)
+            target = rng.randrange(1, n)
+            query = set(make_query(graph, target, params, rng))
+            path = GeneratedSite(graph).shortest_path(target)
+            for step, (parent, child) in enumerate(zip(path, path[1:], strict=False)):
+                label = graph.labels[parent][graph.out[parent].index(child)]
+                by_distance.setdefault(len(path) - 2 - step, []).append(
+                    (bool(query & set(label)), len(query & set(graph.texts[child])))
+                )
+            for source in range(0, n, max(1, n // 50)):
+                anywhere += [bool(query & set(label)) for label in graph.labels[source]]
+        names = {0: "into the target", 1: "into a parent of the target"}
+        for distance, seen in sorted(by_distance.items()):
+            share = sum(hit for hit, _ in seen) / len(seen)
+            words = statistics.mean(count for _, count in seen)
+            name = names.get(distance, f"{distance} links before the target")
+            lines.append(f"| {n} | {name} | {share:.2f} | {words:.2f} | {len(seen)} |")
+        lines.append(f"| {n} | any link | {sum(anywhere) / max(1, len(anywhere)):.3f} | | {len(anywhere)} |")
+    return "\n".join(lines)
 
 
 def noise(p: float, runs: int) -> float:
@@ -188,14 +247,20 @@ def main() -> None:
     parser.add_argument("--thresholds", default="0.25,0.75")
     parser.add_argument("--skip", default="", help="rows or algorithms to leave out, comma-separated")
     parser.add_argument("--seed", default="1")
+    parser.add_argument("--params", default="", help="generator overrides, e.g. text_copy=0.5,sections=true")
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
     parser.add_argument("--algorithms", default="BESTFIRST,LS2F,SIM")
     parser.add_argument("--json", help="write the raw outcomes here")
+    parser.add_argument("--trail", action="store_true", help="what the links on the path to the target tell")
     args = parser.parse_args()
     started = time.monotonic()
+    if args.trail:
+        sizes = [int(n) for n in args.sizes.split(",")]
+        print(trail(sizes, args.runs, args.seed, parse_params(args.params)))
+        return
     if args.live:
         results = run_live(
             [int(p) for p in args.ports.split(",")],
@@ -210,7 +275,12 @@ def main() -> None:
         sizes = [int(n) for n in args.sizes.split(",")]
         thresholds = [float(t) for t in args.thresholds.split(",")]
         results = run_generated(
-            sizes, args.runs, thresholds, args.seed, set(filter(None, args.skip.split(",")))
+            sizes,
+            args.runs,
+            thresholds,
+            args.seed,
+            set(filter(None, args.skip.split(","))),
+            parse_params(args.params),
         )
         print(table(results, sizes, thresholds))
         raw = {f"{t}|{row}": {str(n): o for n, o in cells.items()} for (t, row), cells in results.items()}

@@ -39,7 +39,36 @@ class GraphParameters:
     # default puts OPTIMAL's path length where the paper's table has it (2.0-2.9 downloads).
     start_link_share: float = 0.0
     label_length: tuple[int, int] = (1, 3)
+    # How a label or query word "within the node text" is chosen: uniform over the node's distinct words
+    # ("distinct"), or a random word of its text ("text"; a word written three times is thrice as likely).
+    word_choice: str = "distinct"
     query_length: int = 5
+    # Topical locality. In the copy model a new node is made from a prototype: it copies the prototype's
+    # links and, as a copied page does, part of its text; here each of its words is one of the prototype's
+    # with this probability. 0 draws node texts independently of the graph: nothing to navigate by.
+    text_copy: float = 0.0
+    # The prototype links to its copy (a page links to the pages made from it, a section to its
+    # subpages), so that linked pages share words: parents resemble children, grandparents less so.
+    prototype_link: float = 0.0
+    # The pages made from the start page (the home page) are the site's sections, each on a topic of its own,
+    # which its pages then inherit (with `topic_inheritance`): a site organised by topic, as LOS is.
+    sections: bool = False
+    # Pages as a lineage of keywords: a node has `lineage_keywords` keywords of its own (drawn as its words
+    # are) and its text also holds its prototype's, its prototype's prototype's, … (a page made from another
+    # keeps its subject and narrows it, as LOS's keywords narrow its themes). A word of the text is one of
+    # its own keywords with `own_share`, else a keyword of an ancestor (a level chosen uniformly), else (with
+    # 1 − `topic_share` of the words) a general word. None: texts as above.
+    lineage_keywords: tuple[int, int] | None = None
+    own_share: float = 0.5
+    # LOS is a hierarchy (themes, their subthemes, their keywords). With `subtopics` > 0 each of the `topics`
+    # themes has that many subthemes of `subtopic_words` words each; a node's word is one of its subtheme's
+    # with probability `subtopic_share`, else as before (its theme's with `topic_share`, else general). A new
+    # node keeps its prototype's subtheme with `topic_inheritance`, else its theme with `theme_inheritance`
+    # (a new subtheme of it), else takes any; uncopied in-links come from its subtheme (`same_topic_link`).
+    subtopics: int = 0
+    subtopic_words: int = 100
+    subtopic_share: float = 0.5
+    theme_inheritance: float = 0.8
 
 
 @dataclass
@@ -72,21 +101,39 @@ def _zipf_weights(count: int, exponent: float) -> list[float]:
 
 def generate(params: GraphParameters, rng: random.Random) -> Graph:
     """A site of `params.n` nodes; node 0 is the start, and every node is reachable from it."""
+    if params.word_choice not in ("distinct", "text"):
+        raise ValueError(f"word_choice must be 'distinct' or 'text', not {params.word_choice!r}")
     taken: set[str] = set()
     general = _words(params.general_words, rng, taken)
     topic_lists = [_words(params.topic_words, rng, taken) for _ in range(params.topics)]
     topic_cum = _zipf_weights(params.topic_words, params.word_zipf)
+    subs = max(1, params.subtopics)
+    # (Options that are off draw nothing: the default graphs stay those of the same seeds.)
+    sub_lists = (
+        [_words(params.subtopic_words, rng, taken) for _ in range(params.topics * subs)]
+        if params.subtopics
+        else []
+    )
+    sub_cum = _zipf_weights(params.subtopic_words, params.word_zipf)
     general_cum = _zipf_weights(params.general_words, params.word_zipf)
     degree_cum = _zipf_weights(params.max_degree, params.degree_zipf)
     n = params.n
     topics = [0] * n
     parents: list[list[int]] = [[] for _ in range(n)]
     by_topic: dict[int, list[int]] = {}
-    topics[0] = rng.randrange(params.topics)
+    topics[0] = rng.randrange(params.topics * subs)
     by_topic.setdefault(topics[0], []).append(0)
+    prototypes = [0] * n
     for k in range(1, n):
-        prototype = rng.randrange(k)
-        topic = topics[prototype] if rng.random() < params.topic_inheritance else rng.randrange(params.topics)
+        prototype = prototypes[k] = rng.randrange(k)
+        if params.sections and prototype == 0:
+            topic = rng.randrange(params.topics * subs)
+        elif rng.random() < params.topic_inheritance:
+            topic = topics[prototype]
+        elif params.subtopics and rng.random() < params.theme_inheritance:
+            topic = topics[prototype] // subs * subs + rng.randrange(subs)
+        else:
+            topic = rng.randrange(params.topics * subs)
         topics[k] = topic
         degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
         chosen: list[int] = []
@@ -99,27 +146,60 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
                 source = rng.randrange(k)
             if source not in chosen:
                 chosen.append(source)
+        if params.prototype_link and prototype not in chosen and rng.random() < params.prototype_link:
+            chosen.insert(0, prototype)
         if k > 1 and 0 not in chosen and rng.random() < params.start_link_share:
             chosen.append(0)
         parents[k] = chosen
         by_topic.setdefault(topic, []).append(k)
     texts = []
+    lineage: list[list[str]] = []
     for k in range(n):
-        own = topic_lists[topics[k]]
+        own = topic_lists[topics[k] // subs]
+        sub = sub_lists[topics[k]] if params.subtopics else own
 
-        def draw(own: list[str] = own) -> str:
+        def draw(own: list[str] = own, sub: list[str] = sub) -> str:
+            if params.subtopics and rng.random() < params.subtopic_share:
+                return rng.choices(sub, cum_weights=sub_cum)[0]
             if rng.random() < params.topic_share:
                 return rng.choices(own, cum_weights=topic_cum)[0]
             return rng.choices(general, cum_weights=general_cum)[0]
 
         length = rng.randint(*params.text_length)
-        if params.keywords is None:
+        if params.lineage_keywords is not None:
+            mine = [draw() for _ in range(rng.randint(*params.lineage_keywords))]
+            lineage.append(mine)
+            ancestors = []
+            node = k
+            while node:
+                node = prototypes[node]
+                ancestors.append(lineage[node])
+            text = []
+            for _ in range(length):
+                roll = rng.random()
+                if roll < params.own_share or not ancestors:
+                    text.append(rng.choice(mine))
+                elif roll < params.topic_share:
+                    text.append(rng.choice(rng.choice(ancestors)))
+                else:
+                    text.append(rng.choices(general, cum_weights=general_cum)[0])
+            texts.append(tuple(text))
+        elif k and params.text_copy > 0:
+            source = texts[prototypes[k]]
+            texts.append(
+                tuple(
+                    rng.choice(source) if rng.random() < params.text_copy else draw() for _ in range(length)
+                )
+            )
+        elif params.keywords is None:
             texts.append(tuple(draw() for _ in range(length)))
         else:
             # The node's own few keywords, repeated through its text (the paper's pages are made of keywords).
             keywords = [draw() for _ in range(rng.randint(*params.keywords))]
             texts.append(tuple(rng.choice(keywords) for _ in range(length)))
     vocabulary = general + [word for words in topic_lists for word in words]
+    if params.subtopics:
+        vocabulary += [word for words in sub_lists for word in words]
     out: list[list[int]] = [[] for _ in range(n)]
     labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
     for k in range(1, n):
@@ -132,7 +212,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
 def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters, rng: random.Random):
     # Like the query, a label draws from the node's distinct words: "words within the node" in the paper.
     own = set(text)
-    distinct = sorted(own)
+    distinct = sorted(own) if params.word_choice == "distinct" else text
     words = []
     for _ in range(rng.randint(*params.label_length)):
         if rng.random() < params.alpha:
@@ -147,7 +227,7 @@ def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters
 def make_query(graph: Graph, target: int, params: GraphParameters, rng: random.Random) -> tuple[str, ...]:
     """`params.query_length` distinct words: from the target's words with probability α, else from the
     words of other nodes that the target does not hold."""
-    own = sorted(set(graph.texts[target]))
+    own = sorted(set(graph.texts[target])) if params.word_choice == "distinct" else graph.texts[target]
     query: list[str] = []
     for _ in range(params.query_length * 20):
         if len(query) == params.query_length:
