@@ -183,14 +183,20 @@ def crawl_step(
     batch_size = config.lane_concurrency * BATCH_PER_THREAD
     # One batch is fetched by the pool while the previous one is written to the database.
     in_flight: InFlight | None = None
+    # A step always claims one batch, however late it got going: on a loaded machine a short step could
+    # otherwise spend its whole budget starting up and hand over without having fetched anything.
+    claims = 0
     with LeaseKeeper(crawl.pk, interval=lease / 4) as keeper:
         while True:
             if not step_current(crawl.pk, generation):
                 sessions.drop(crawl.pk)
                 return StepResult(more=False)
             claimed = (
-                _claim_and_submit(crawl, session, batch_size, lease) if time.monotonic() < deadline else None
+                _claim_and_submit(crawl, session, batch_size, lease)
+                if time.monotonic() < deadline or not claims
+                else None
             )
+            claims += 1
             if claimed is not None:
                 keeper.hold(claimed.token)
             if in_flight is not None:
