@@ -160,7 +160,9 @@ class Page(models.Model):
         CLAIMED = "claimed", "Being fetched"
         DONE = "done", "Done"
 
-    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="pages")
+    # No index of its own: the (crawl, url_key) constraint's index serves every lookup by crawl, and one index
+    # fewer is maintained for every URL admitted (docs/benchmarks.md, "Generated sites").
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="pages", db_index=False)
     url = models.TextField()
     url_key = models.CharField(max_length=40, editable=False)
     depth = models.PositiveIntegerField(default=0)
@@ -267,11 +269,18 @@ class Link(models.Model):
         Crawl, on_delete=models.CASCADE, related_name="links", db_index=False, db_constraint=False
     )
     source = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="outlinks")
+    # A link and its target page always belong to one crawl and are deleted with it (the crawl's cascade deletes
+    # links by crawl and by source), so the target needs neither an index of its own (the (crawl, target) index
+    # below serves lookups, always made within a crawl), nor a constraint in the database, nor Django's SET_NULL,
+    # which would null targets page by page. Each was paid for every link written, at a random place in a tree
+    # that outgrows the cache: with them a page's links cost twice as much at 100,000 pages as at 5,000.
     target = models.ForeignKey(
         Page,
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=models.DO_NOTHING,
+        db_index=False,
+        db_constraint=False,
         related_name="inlinks",
         help_text="The target's page in this crawl; empty when it was out of scope or over the page limit.",
     )

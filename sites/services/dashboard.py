@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from sites.models import BROKEN, Crawl, Link, Page, Site, Verdict
 
@@ -96,7 +97,7 @@ def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
     """The crawl's soft-404 pages with their evidence and how many links point to each, shallowest first."""
     return (
         Page.objects.filter(crawl=crawl, verdict=Verdict.SOFT404)
-        .annotate(inlink_count=Count("inlinks"))
+        .annotate(inlink_count=Coalesce(Subquery(_inlinks_counted(crawl)), 0))
         .only(
             "id",
             "url",
@@ -111,6 +112,18 @@ def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
             "probe",
         )
         .order_by("depth", "id")
+    )
+
+
+def _inlinks_counted(crawl: Crawl) -> QuerySet[Link]:
+    """How many links of the crawl point to the outer page: looked up by (crawl, target), the only index links
+    have on their target (a join on the target alone would read every crawl's links)."""
+    return (
+        Link.objects.filter(crawl=crawl, target=OuterRef("pk"))
+        .order_by()
+        .values("target")
+        .annotate(count=Count("id"))
+        .values("count")
     )
 
 
