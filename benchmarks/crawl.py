@@ -481,8 +481,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--generated",
         metavar="N[,N...]",
-        help="crawl generated sites of these sizes (webaudit alone, in-process, SQLite) and print pages/s "
-        "and memory at each size (benchmarks/generated.py)",
+        help="crawl generated sites of these sizes (webaudit alone, in-process, SQLite or --database-url) and "
+        "print pages/s and memory at each size (benchmarks/generated.py)",
     )
     parser.add_argument("--child", choices=TOOLS, help=argparse.SUPPRESS)
     parser.add_argument("--generated-url", help=argparse.SUPPRESS)
@@ -535,7 +535,7 @@ def run_generated(args: argparse.Namespace) -> int:
 
     print(
         f"generated sites {args.generated}; concurrency {args.concurrency}; {args.repeat} repetition(s); "
-        f"webaudit ({args.tree.resolve()}) in-process on SQLite",
+        f"webaudit ({args.tree.resolve()}) in-process on {'PostgreSQL' if args.database_url else 'SQLite'}",
         file=sys.stderr,
     )
     rows = []
@@ -559,18 +559,24 @@ def run_generated(args: argparse.Namespace) -> int:
                 "pages": statistics.median(run.pages for run in runs),
                 "seconds": statistics.median(run.seconds for run in runs),
                 "pages_per_second": statistics.median(run.pages_per_second for run in runs),
+                "cpu_ms_per_page": statistics.median(
+                    1000 * run.cpu_seconds / max(run.pages, 1) for run in runs
+                ),
                 "max_rss_mb": statistics.median(run.statuses["max_rss_mb"] for run in runs),
                 "runs": [round(run.pages_per_second, 1) for run in runs],
             }
         )
-    base = rows[0]["pages_per_second"]
+    # CPU time a page (this process and its page readers) is the steadier measure on a shared machine.
+    base, base_cpu = rows[0]["pages_per_second"], rows[0]["cpu_ms_per_page"]
     print(
-        f"{'size':>7} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs first':>8} {'max RSS MB':>10}  per run"
+        f"{'size':>7} {'pages':>7} {'seconds':>8} {'pages/s':>8} {'vs first':>8} {'CPU ms/page':>11} "
+        f"{'vs first':>8} {'max RSS MB':>10}  per run"
     )
     for row in rows:
         print(
             f"{row['size']:7} {row['pages']:7g} {row['seconds']:8.1f} {row['pages_per_second']:8.1f} "
-            f"{row['pages_per_second'] / base:8.2f} {row['max_rss_mb']:10g}  {row['runs']}"
+            f"{row['pages_per_second'] / base:8.2f} {row['cpu_ms_per_page']:11.2f} "
+            f"{row['cpu_ms_per_page'] / base_cpu:8.2f} {row['max_rss_mb']:10g}  {row['runs']}"
         )
     if args.json:
         Path(args.json).write_text(json.dumps({"generated": rows}, indent=1))

@@ -160,7 +160,9 @@ class Page(models.Model):
         CLAIMED = "claimed", "Being fetched"
         DONE = "done", "Done"
 
-    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="pages")
+    # No index of its own: the (crawl, url_key) constraint's index serves every lookup by crawl, and one index
+    # fewer is maintained for every URL admitted (docs/benchmarks.md, "Generated sites").
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="pages", db_index=False)
     url = models.TextField()
     url_key = models.CharField(max_length=40, editable=False)
     depth = models.PositiveIntegerField(default=0)
@@ -259,7 +261,7 @@ class Link(models.Model):
         IMAGE = "img", "Image (img)"
 
     # A copy of source.crawl, kept so that a crawl's links are found without a join. No index of its own (the
-    # (crawl, target) index below serves lookups by crawl) and no constraint in the database (the source's
+    # (crawl, id) index below serves lookups by crawl) and no constraint in the database (the source's
     # holds it, and Django cascades deletions itself): each is paid on every one of the ~300 links a
     # documentation page holds, the constraint as a check at commit that cost PostgreSQL 0.6 s of a 5.8 s
     # crawl of the python docs.
@@ -267,11 +269,18 @@ class Link(models.Model):
         Crawl, on_delete=models.CASCADE, related_name="links", db_index=False, db_constraint=False
     )
     source = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="outlinks")
+    # A link and its target page always belong to one crawl and are deleted with it (the crawl's cascade deletes
+    # links by crawl and by source), so the target needs no index (lookups, always made within a crawl, read the
+    # crawl's links), no constraint in the database, and not Django's SET_NULL, which would null targets page by
+    # page. Each was paid for every link written, at a random place in a tree that outgrows the cache: with them
+    # a page's links cost twice as much at 100,000 pages as at 5,000.
     target = models.ForeignKey(
         Page,
         null=True,
         blank=True,
-        on_delete=models.SET_NULL,
+        on_delete=models.DO_NOTHING,
+        db_index=False,
+        db_constraint=False,
         related_name="inlinks",
         help_text="The target's page in this crawl; empty when it was out of scope or over the page limit.",
     )
@@ -283,7 +292,10 @@ class Link(models.Model):
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["crawl", "target"], name="link_target")]
+        # Appended to as links are written. An index on (crawl, target) cost each link a random place in a tree
+        # that outgrew the cache, and made a page's links cost more the bigger the crawl (docs/benchmarks.md);
+        # lookups by target scan the crawl's links in this index instead (sites.services.dashboard).
+        indexes = [models.Index(fields=["crawl", "id"], name="link_crawl_order")]
 
     def __str__(self) -> str:
         return f"{self.source_id} -> {self.target_url}"

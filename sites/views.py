@@ -23,6 +23,7 @@ from sites.models import Crawl, Site
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 from sites.services.dashboard import (
     crawls_visible_to,
+    inlinks_count,
     report_broken_links,
     report_pages,
     report_soft404_pages,
@@ -167,13 +168,15 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     pages = Paginator(report_pages(crawl=crawl, page_filter=page_filter), ROWS_PER_PAGE)
     soft404_pages = Paginator(report_soft404_pages(crawl=crawl), SOFT404_ROWS_PER_PAGE)
     links = Paginator(report_broken_links(crawl=crawl), ROWS_PER_PAGE)
+    soft404_page = soft404_pages.get_page(request.GET.get("spage"))
+    soft404_page.object_list = inlinks_count(crawl=crawl, pages=list(soft404_page.object_list))
     context = {
         "crawl": crawl,
         "site": crawl.site,
         "filter_form": filter_form,
         "page_filter": page_filter,
         "pages": pages.get_page(request.GET.get("page")),
-        "soft404_pages": soft404_pages.get_page(request.GET.get("spage")),
+        "soft404_pages": soft404_page,
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
         "can_manage": _can_manage(request.user, crawl.site),

@@ -93,10 +93,9 @@ def report_status_counts(*, crawl: Crawl) -> dict[str, int]:
 
 
 def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
-    """The crawl's soft-404 pages with their evidence and how many links point to each, shallowest first."""
+    """The crawl's soft-404 pages with their evidence, shallowest first (`inlinks_count` adds their inlinks)."""
     return (
         Page.objects.filter(crawl=crawl, verdict=Verdict.SOFT404)
-        .annotate(inlink_count=Count("inlinks"))
         .only(
             "id",
             "url",
@@ -112,6 +111,21 @@ def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
         )
         .order_by("depth", "id")
     )
+
+
+def inlinks_count(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
+    """Set `inlink_count` on each of these pages of the crawl: how many of its links point there. One grouped
+    query over the crawl's links (links have no index on their target: it grew with every link written, see
+    docs/benchmarks.md), for the few pages a list shows at a time."""
+    counts = dict(
+        Link.objects.filter(crawl=crawl, target__in=[page.pk for page in pages])
+        .order_by()
+        .values_list("target")
+        .annotate(count=Count("id"))
+    )
+    for page in pages:
+        page.inlink_count = counts.get(page.pk, 0)
+    return pages
 
 
 def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:

@@ -259,3 +259,26 @@ def test_prune_crawls_writes_its_report_to_a_file(tmp_path):
     call_command("prune_crawls", "--keep", "1", "--json", str(report))
     assert json.loads(report.read_text())["sites"][0]["crawls"] == [old.pk]
     assert not Crawl.objects.filter(pk=old.pk).exists()
+
+
+def test_deleting_a_crawl_deletes_its_links_by_crawl_and_source_without_nulling_targets_one_by_one():
+    doomed, kept = crawl_with_rows(links=5), crawl_with_rows(links=2)
+
+    with CaptureQueriesContext(connection) as queries:
+        crawl_delete(crawl=doomed)
+
+    on_links = [query["sql"] for query in queries if '"sites_link"' in query["sql"]]
+    assert on_links and all(sql.startswith("DELETE") for sql in on_links)
+    assert not Link.objects.filter(crawl=doomed).exists()
+    assert Link.objects.filter(crawl=kept).count() == 2
+    assert all(link.target.crawl_id == kept.pk for link in Link.objects.filter(crawl=kept))
+
+
+def test_links_have_no_index_or_constraint_on_their_target_and_pages_none_on_the_crawl_alone():
+    with connection.cursor() as cursor:
+        link = connection.introspection.get_constraints(cursor, Link._meta.db_table)
+        page = connection.introspection.get_constraints(cursor, Page._meta.db_table)
+
+    assert ["crawl_id", "id"] in [c["columns"] for c in link.values() if c["index"]]
+    assert not [name for name, c in link.items() if "target_id" in c["columns"]]
+    assert not [name for name, c in page.items() if c["columns"] == ["crawl_id"] and c["index"]]
