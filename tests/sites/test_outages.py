@@ -116,13 +116,13 @@ class Deployment:
                     worker.wait()
 
 
-def wait_for(condition, timeout: float, what: str) -> float:
-    """Wait until `condition()`; return how long it took."""
+def wait_for(condition, timeout: float, what: str, poll: float = 0.2) -> float:
+    """Wait until `condition()`, asking every `poll` seconds; return how long it took."""
     started = time.monotonic()
     while not condition():
         if time.monotonic() - started > timeout:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(0.2)
+        time.sleep(poll)
     return time.monotonic() - started
 
 
@@ -253,7 +253,14 @@ def test_a_crawl_survives_its_worker_killed_during_a_database_write(deployment, 
             "(state = 'idle in transaction' OR query LIKE 'COPY sites_link%%' OR query LIKE 'UPDATE sites_page%%')"
         )
         with psycopg.connect(deploy.postgres.url, autocommit=True) as watcher:
-            wait_for(lambda: watcher.execute(writing).fetchone()[0] > 0, 60, "the worker to write a batch")
+            # A batch's write lasts milliseconds, every ~0.3 s: asked every 0.2 s, a quick machine was missed
+            # until the crawl had ended. Asked every 2 ms, the first writes are caught.
+            wait_for(
+                lambda: watcher.execute(writing).fetchone()[0] > 0,
+                60,
+                "the worker to write a batch",
+                poll=0.002,
+            )
             os.killpg(deploy.workers[0].pid, signal.SIGKILL)
         deploy.workers[0].wait()
         done = deploy.pages_done(crawl_id)
