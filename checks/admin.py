@@ -1,9 +1,10 @@
-"""Admin for what the checks remember: directory probes, URLs with transient failures, analysis jobs."""
+"""Admin for what the checks remember: directory probes, URLs with transient failures, analysis jobs and what
+they found (decay scores, links to fix first)."""
 
 from django.contrib import admin
 
 from checks.jobs import job_cancel
-from checks.models import AnalysisJob, DirectoryProbe, UrlHealth
+from checks.models import AnalysisJob, DecayFix, DecayScore, DirectoryProbe, UrlHealth
 from checks.structure.models import StructureFilter
 
 
@@ -88,3 +89,34 @@ class StructureFilterAdmin(admin.ModelAdmin):
     list_filter = ("relation",)
     search_fields = ("name", "site__url")
     raw_id_fields = ("site", "created_by")
+
+
+class AnalysisResultAdmin(admin.ModelAdmin):
+    """What a job computed is its record: shown, searchable, deleted with its job, never edited by hand."""
+
+    show_full_result_count = False  # a decay job over a large crawl stores a row per page and σ
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(DecayScore)
+class DecayScoreAdmin(AnalysisResultAdmin):
+    list_display = ("page", "sigma", "decay", "dead_link_fraction", "error_bound", "job")
+    list_filter = ("sigma",)
+    search_fields = ("page__url",)
+    raw_id_fields = ("job", "page")
+    list_select_related = ("page",)
+    ordering = ("-decay",)
+
+
+@admin.register(DecayFix)
+class DecayFixAdmin(AnalysisResultAdmin):
+    list_display = ("rank", "target", "gain", "exact", "job")
+    list_filter = ("exact",)
+    search_fields = ("target",)
+    raw_id_fields = ("job", "page")
+    ordering = ("job", "rank")

@@ -40,6 +40,7 @@ from sites.services.reports import (
     iter_report_json,
     iter_report_links,
     iter_report_pages,
+    page_extension_columns,
 )
 from sites.services.retention import CrawlActiveError, crawl_delete, deletion_summary
 from sites.services.sites import SiteError, site_create, site_share
@@ -170,12 +171,15 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     links = Paginator(report_broken_links(crawl=crawl), ROWS_PER_PAGE)
     soft404_page = soft404_pages.get_page(request.GET.get("spage"))
     soft404_page.object_list = inlinks_count(crawl=crawl, pages=list(soft404_page.object_list))
+    page_rows = pages.get_page(request.GET.get("page"))
+    page_rows.object_list = list(page_rows.object_list)
     context = {
         "crawl": crawl,
         "site": crawl.site,
         "filter_form": filter_form,
         "page_filter": page_filter,
-        "pages": pages.get_page(request.GET.get("page")),
+        "pages": page_rows,
+        "page_columns": page_extension_columns(crawl, page_rows.object_list),
         "soft404_pages": soft404_page,
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),

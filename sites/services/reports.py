@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db.models import Count, QuerySet
@@ -88,8 +89,9 @@ def verdict_as_report(values: dict, prefix: str = "") -> dict:
 
 def report_page_extensions() -> list:
     """The functions of WEBAUDIT_REPORT_PAGE_EXTENSIONS: analyses (decay...) that add columns to every page of the
-    report without this module importing them. Each is `(crawl) -> {page_id: {column: value}}` and names its
-    columns in its `columns` attribute; a page it says nothing of gets None in them."""
+    report without this module importing them. Each is `(crawl, page_ids=None) -> {page_id: {column: value}}`
+    (every page, or those of page_ids), names its columns in its `columns` attribute and may give a
+    `headings` dict {column: (heading, description)} for the dashboard; a page it says nothing of gets None."""
     return [import_string(path.replace(":", ".")) for path in settings.WEBAUDIT_REPORT_PAGE_EXTENSIONS]
 
 
@@ -97,6 +99,34 @@ def csv_page_columns() -> tuple[str, ...]:
     return CSV_PAGE_COLUMNS + tuple(
         column for extension in report_page_extensions() for column in extension.columns
     )
+
+
+@dataclass(frozen=True)
+class ExtensionColumn:
+    name: str
+    heading: str
+    description: str
+
+
+def page_extension_columns(crawl: Crawl, pages: list[Page]) -> list[ExtensionColumn]:
+    """The extensions' columns for one page of the dashboard's table: sets `extension_values` (in column order)
+    on each page and returns the columns, or [] when no extension has a value for any of these pages (no decay
+    job has run), so that the table shows no empty columns."""
+    columns: list[ExtensionColumn] = []
+    values: dict[int, list] = {page.pk: [] for page in pages}
+    for extension in report_page_extensions():
+        found = extension(crawl, page_ids=list(values))
+        if not found:
+            continue
+        headings = getattr(extension, "headings", {})
+        for column in extension.columns:
+            heading, description = headings.get(column, (column.replace("_", " "), ""))
+            columns.append(ExtensionColumn(column, heading, description))
+            for page_id, row in values.items():
+                row.append(found.get(page_id, {}).get(column))
+    for page in pages:
+        page.extension_values = values[page.pk] if columns else []
+    return columns
 
 
 def iter_report_pages(crawl: Crawl) -> Iterator[dict]:

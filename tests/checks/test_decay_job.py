@@ -216,6 +216,23 @@ def test_the_crawl_page_shows_the_charts_the_fix_first_list_and_pages_by_decay(s
     assert client.get(reverse("checks:decay-page", args=[job.pk, page.pk])).status_code == 404
 
 
+def test_the_crawl_pages_table_gains_d_and_f_columns_once_a_decay_job_has_run(site_crawl, client):
+    client.force_login(site_crawl.site.owner)
+    crawl_url = reverse("sites:crawl", args=[site_crawl.pk])
+    before = client.get(crawl_url)
+    assert before.context["page_columns"] == []  # no decay job: no empty columns
+    job_run(job=job_start(kind="decay", crawl=site_crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    response = client.get(crawl_url)
+    assert [column.heading for column in response.context["page_columns"]] == ["D", "F"]
+    rows = {page.url: page.extension_values for page in response.context["pages"]}
+    d_home, d_a = expected_decays()
+    assert rows[site_crawl.site.url] == [pytest.approx(d_home), pytest.approx(1 / 3)]
+    assert rows[site_crawl.site.url + "a.html"] == [pytest.approx(d_a), pytest.approx(1.0)]
+    assert rows["https://other.example/"] == [None, None]  # external: checked, not scored
+    html = response.content.decode()
+    assert f"<td class=\"num\">{d_home:.3f}</td>" in html
+
+
 def test_the_dashboard_form_starts_a_decay_job_with_its_sigmas(site_crawl, client):
     client.force_login(site_crawl.site.owner)
     response = client.post(
@@ -229,3 +246,14 @@ def test_the_dashboard_form_starts_a_decay_job_with_its_sigmas(site_crawl, clien
         {"method": "exact", "sigmas": "2", "walks": "3"},
     )
     assert bad.status_code == 302 and AnalysisJob.objects.count() == 1
+
+
+@pytest.mark.parametrize("model", ["decayscore", "decayfix"])
+def test_the_admin_lists_a_jobs_scores_and_fixes_read_only(site_crawl, admin_client, model):
+    job_run(job=job_start(kind="decay", crawl=site_crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    changelist = admin_client.get(reverse(f"admin:checks_{model}_changelist"))
+    assert changelist.status_code == 200 and changelist.context["cl"].result_count >= 1
+    row = changelist.context["cl"].result_list[0]
+    detail = admin_client.get(reverse(f"admin:checks_{model}_change", args=[row.pk]))
+    assert detail.status_code == 200
+    assert not detail.context["has_change_permission"] and not detail.context["has_add_permission"]
