@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -59,6 +60,26 @@ def write_atomically(path: Path, data: bytes) -> None:
         raise
 
 
+# What an export writes, and so what it may remove again: anything else in the folder is the operator's.
+EXPORTED_CE = re.compile(r"[0-9a-f]{40}\.ce")
+EXPORTED_SITEMAP = re.compile(r"sitemap(-index|-[0-9]+)?\.xml(\.gz)?")
+
+
+def _prune_export(folder: Path, written: set[str]) -> int:
+    """Remove the CE files and sitemap parts an earlier export wrote that this one did not (pages gone from the
+    site, a sitemap that shrank from an index to one file). Called only once every new file is in place, so a
+    failed export never leaves a sitemap pointing at a removed file. Return how many files went."""
+    removed = 0
+    candidates = [(path, EXPORTED_CE) for path in (folder / "ce").iterdir()]
+    candidates += [(path, EXPORTED_SITEMAP) for path in folder.iterdir()]
+    for path, pattern in candidates:
+        relative = path.relative_to(folder).as_posix()
+        if path.is_file() and pattern.fullmatch(path.name) and relative not in written:
+            path.unlink()
+            removed += 1
+    return removed
+
+
 def _export_extract(mwim_site: MwimSite | None, page_id: int, url: str, content_hash: str):
     """(CE file, when it last changed or None) of a page: the site's current file when it is of this very
     body, else one made now (from the reader's extract or the stored body); (None, None) without a body."""
@@ -81,7 +102,7 @@ def _export_extract(mwim_site: MwimSite | None, page_id: int, url: str, content_
 def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dict:
     """Write the site's sitemap (or index and parts, each also gzipped), its CE files under ce/, and the
     IndexNow key file, from its latest finished crawl, into `folder`, to be published at `base_url` (default:
-    the site's root). Return a summary."""
+    the site's root); remove what an earlier export wrote that this one did not. Return a summary."""
     crawl = (
         Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-finished_at", "-pk").first()
     )
@@ -91,7 +112,7 @@ def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dic
     base_url = (base_url or f"{parts.scheme}://{parts.netloc}/").rstrip("/") + "/"
     mwim_site = MwimSite.objects.filter(site=site).first()
     (folder / "ce").mkdir(parents=True, exist_ok=True)
-    entries, skipped, ce_bytes = [], 0, 0
+    entries, skipped, ce_bytes, written = [], 0, 0, set()
     pages = pages_listable(crawl).order_by("url").values_list("pk", "url", "content_hash", "fetched_at")
     for page_id, url, content_hash, fetched_at in pages.iterator(chunk_size=500):
         data, changed = _export_extract(mwim_site, page_id, url, content_hash)
@@ -100,18 +121,23 @@ def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dic
             continue
         key = url_key(url)
         write_atomically(folder / "ce" / f"{key}.ce", data)
+        written.add(f"ce/{key}.ce")
         ce_bytes += len(data)
         changed = changed or fetched_at or crawl.finished_at
         entries.append(
             SitemapEntry(url, changed, f"{base_url}ce/{key}.ce", changed, f"sha256:{content_hash}")
         )
-    files = sitemap_files(entries, part_url=lambda n: f"{base_url}sitemap-{n}.xml")
+    files = sitemap_files(
+        entries, part_url=lambda n: f"{base_url}sitemap-{n}.xml", max_urls=sitemap.MAX_URLS
+    )
     for name, data in files.items():
         write_atomically(folder / name, data)
         write_atomically(folder / (name + ".gz"), gzipped(data))
+        written.update((name, name + ".gz"))
     summary = {
         "site": site.pk, "crawl": crawl.pk, "folder": str(folder), "base_url": base_url, "pages": len(entries),
         "skipped": skipped, "ce_bytes": ce_bytes, "sitemaps": sorted(files),
+        "removed": _prune_export(folder, written),
     }  # fmt: skip
     if mwim_site is not None:
         where, key = indexnow_key_file(mwim_site)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import io
 import json
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import lxml.etree
 import pytest
 from django.core.management import CommandError, call_command
 
+from mwim import sitemap
 from mwim.ce import decode
 from mwim.sitemap import SitemapEntry, sitemap_files
 from tests.mwim.factories import ce_bytes, make_crawl_with_pages, make_mwim_site
@@ -43,6 +45,31 @@ def test_export_writes_the_sitemap_the_ce_files_and_the_indexnow_key(tmp_path):
     assert gzip.decompress((out / "sitemap.xml.gz").read_bytes()) == (out / "sitemap.xml").read_bytes()
     assert (out / f"{mwim_site.indexnow_key}.txt").read_text() == mwim_site.indexnow_key
     assert not list(out.glob(".*.part"))
+
+
+def test_a_second_export_removes_the_files_of_pages_gone_and_keeps_the_operators_own(tmp_path, monkeypatch):
+    monkeypatch.setattr(sitemap, "MAX_URLS", 1)
+    mwim_site = make_mwim_site(verified=False)
+    make_crawl_with_pages(mwim_site.site, {A: "apples", B: "bananas"})
+    out = tmp_path / "out"
+    call_command("mwim_export", str(mwim_site.site_id), str(out))
+    first_ce = {path.name for path in (out / "ce").iterdir()}
+    assert len(first_ce) == 2 and (out / "sitemap-index.xml").exists() and (out / "sitemap-2.xml.gz").exists()
+    (out / "robots.txt").write_text("User-agent: *\n")  # not the export's: never touched
+    (out / "ce" / "notes.ce").write_text("the operator's")
+    monkeypatch.setattr(sitemap, "MAX_URLS", 50_000)
+    make_crawl_with_pages(mwim_site.site, {A: "apples again"})  # B is gone from the site
+
+    stdout = io.StringIO()
+    call_command("mwim_export", str(mwim_site.site_id), str(out), stdout=stdout)
+
+    root = valid(out / "sitemap.xml")
+    assert [url[0].text for url in root] == [A]
+    kept = {path.name for path in (out / "ce").iterdir()}
+    assert kept == {root[0][2].text.rsplit("/", 1)[1], "notes.ce"}
+    assert not (out / "sitemap-index.xml").exists() and not list(out.glob("sitemap-*.xml*"))
+    assert (out / "robots.txt").exists()
+    assert json.loads(stdout.getvalue())["removed"] == 1 + 6  # B's CE file; the index and two parts, each .gz
 
 
 def test_export_by_url_of_a_site_never_registered_still_works(tmp_path):
