@@ -3,6 +3,7 @@ endpoint, and the owner's dashboard page and CE reports."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 
 from django.conf import settings
@@ -20,7 +21,6 @@ from mwim.ce import CEFormatError, decode
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.report import report_context
 from mwim.services.notify import indexnow_endpoints_clean, indexnow_key_file
-from mwim.sitemap import gzipped
 from mwim.tasks import ce_refresh_url
 from sites.models import Site
 
@@ -63,14 +63,14 @@ def _sitemap_modified(request: HttpRequest, site_id: int, name: str, **kwargs):
 def sitemap(request: HttpRequest, site_id: int, name: str, gz: bool = False) -> HttpResponse:
     """sitemap.xml (or the index when the site needs parts), sitemap-N.xml, each also as .xml.gz."""
     mwim_site = _published(site_id)
-    files = services.site_sitemap_files(mwim_site=mwim_site, base_url=public_base_url(request))
+    files = services.published_sitemap_files(mwim_site=mwim_site, base_url=public_base_url(request))
     if name == "sitemap.xml" and "sitemap-index.xml" in files:
         name = "sitemap-index.xml"
     if name not in files:
         raise Http404("no such sitemap part")
-    data = files[name]
+    data = files[name]  # gzipped
     response = HttpResponse(
-        gzipped(data) if gz else data,
+        data if gz else gzip.decompress(data),
         content_type="application/gzip" if gz else "application/xml; charset=utf-8",
     )
     patch_cache_control(response, public=True, max_age=SITEMAP_MAX_AGE)
@@ -132,6 +132,14 @@ def push(request: HttpRequest, site_id: int) -> JsonResponse:
     problem = services.push_url_problem(mwim_site=mwim_site, url=url)
     if problem:
         return JsonResponse({"error": problem}, status=400)
+    wait = services.push_allowed(mwim_site=mwim_site)
+    if wait:
+        response = JsonResponse(
+            {"error": f"more than {settings.WEBAUDIT_MWIM_PUSH_PER_MINUTE} pushes this minute; retry later"},
+            status=429,
+        )
+        response["Retry-After"] = str(wait)
+        return response
     ce_refresh_url.delay_on_commit(mwim_site.pk, url)
     return JsonResponse({"queued": url}, status=202)
 

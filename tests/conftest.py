@@ -66,6 +66,15 @@ def testbed() -> dict[str, str]:
     }
 
 
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty cache: a counter or a built sitemap of an earlier test's site (whose id a
+    later test's site may reuse) must not leak into it."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def closed_port() -> int:
     """A local TCP port nothing listens on."""

@@ -83,3 +83,13 @@ def env_sigmas(name: str, default: tuple[float, ...]) -> list[float]:
     if not values or not all(0.0 < value < 1.0 for value in values):
         raise ImproperlyConfigured(f"{name}: every value must be between 0 and 1 (exclusive), got {raw!r}")
     return values
+
+
+def env_cache(name: str) -> dict:
+    """A CACHES entry: Redis at the variable's redis:// URL, else memory local to the process."""
+    url = env_str(name, "")
+    if url.startswith(("redis://", "rediss://", "unix://")):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    if url:
+        raise ImproperlyConfigured(f"{name} must be a redis:// URL or empty, not {url!r}")
+    return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "webaudit"}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import dj_database_url
 
-from webaudit.env import env_bool, env_float, env_int, env_list, env_networks, env_sigmas, env_str
+from webaudit.env import env_bool, env_cache, env_float, env_int, env_list, env_networks, env_sigmas, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("WEBAUDIT_VAR_DIR", str(BASE_DIR / "var"))).resolve()
@@ -148,6 +148,11 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
+# The cache holds built sitemaps and the push rate limit's counters. In memory per process by default (the
+# embedded setup has one web process); with several web processes give them one Redis (WEBAUDIT_CACHE_URL,
+# e.g. redis://127.0.0.1:6379/1) so that they share the counters.
+CACHES = {"default": env_cache("WEBAUDIT_CACHE_URL")}
+
 # Celery (https://docs.celeryq.dev/en/stable/userguide/configuration.html). Without CELERY_BROKER_URL the
 # broker is kombu's filesystem transport under var/broker: no server needed, a real worker process consumes it.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "filesystem://")
@@ -265,6 +270,8 @@ WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")
 # Build content extracts in the crawl's page readers on an MWIM site's first crawl (saves a parse per page, but
 # nearly doubles that crawl's CPU on big pages: docs/benchmarks.md). Off: the `ce` job builds them afterwards.
 WEBAUDIT_MWIM_READER_EXTRACTS = env_bool("WEBAUDIT_MWIM_READER_EXTRACTS", False)
+# Pushes a site's backend may send a minute (one token can't flood the workers); more answer 429.
+WEBAUDIT_MWIM_PUSH_PER_MINUTE = env_int("WEBAUDIT_MWIM_PUSH_PER_MINUTE", 60, minimum=1)
 
 # Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose
 # worker has not reported for the lease is resumed by beat (checked every WEBAUDIT_RESUME_CHECK_SECONDS).

@@ -8,8 +8,8 @@ from mwim.services.extracts import (
     pages_listable,
     push_url_problem,
 )
-from mwim.services.notify import indexnow_announce, push_token_check, push_token_rotate
-from mwim.services.publish import mwim_export, site_sitemap_files, sitemap_entries
+from mwim.services.notify import indexnow_announce, push_allowed, push_token_check, push_token_rotate
+from mwim.services.publish import mwim_export, published_sitemap_files, site_sitemap_files, sitemap_entries
 from mwim.services.registration import mwim_register, mwim_verify, verification_instructions
 
 __all__ = [
@@ -22,6 +22,8 @@ __all__ = [
     "mwim_register",
     "mwim_verify",
     "pages_listable",
+    "published_sitemap_files",
+    "push_allowed",
     "push_token_check",
     "push_token_rotate",
     "site_sitemap_files",

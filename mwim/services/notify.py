@@ -6,9 +6,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import time
 from urllib.parse import urlencode, urlsplit
 
 from django.conf import settings
+from django.core.cache import cache
 
 from mwim.models import MwimSite
 from sites.http import Fetcher, FetchPolicy
@@ -34,6 +36,24 @@ def push_token_check(*, mwim_site: MwimSite, token: str) -> bool:
     return bool(mwim_site.push_token_hash) and hmac.compare_digest(
         mwim_site.push_token_hash, _hash(token or "")
     )
+
+
+def push_allowed(*, mwim_site: MwimSite, now: float | None = None) -> int:
+    """Count a push against the site's WEBAUDIT_MWIM_PUSH_PER_MINUTE; 0 when it may go on, else the seconds until
+    the next minute starts (the Retry-After). A fixed window per site in the cache: a leaked or buggy backend
+    can't queue more refreshes than that a minute."""
+    now = time.time() if now is None else now
+    minute = int(now // 60)
+    key = f"mwim-push:{mwim_site.pk}:{minute}"
+    cache.add(key, 0, timeout=120)
+    try:
+        count = cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=120)
+        count = 1
+    if count <= settings.WEBAUDIT_MWIM_PUSH_PER_MINUTE:
+        return 0
+    return max(1, (minute + 1) * 60 - int(now))
 
 
 def indexnow_key_file(mwim_site: MwimSite) -> tuple[str, str]:

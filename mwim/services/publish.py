@@ -4,12 +4,14 @@ folder for the site's own host."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from django.core.cache import cache
 from django.urls import reverse
 
 from mwim import sitemap
@@ -44,6 +46,26 @@ def site_sitemap_files(*, mwim_site: MwimSite, base_url: str) -> dict[str, bytes
         part_url=lambda n: base_url + reverse("mwim:sitemap-part", args=[mwim_site.site_id, n]),
         max_urls=sitemap.MAX_URLS,  # read now, not at import: a test lowers it
     )
+
+
+# Built sitemaps are kept gzipped in the cache up to this size; a bigger site's sitemap is built per request
+# (its ETag still spares the search engines' revalidations).
+SITEMAP_CACHE_MAX_BYTES = 16 * 2**20
+SITEMAP_CACHE_SECONDS = 3600
+
+
+def published_sitemap_files(*, mwim_site: MwimSite, base_url: str) -> dict[str, bytes]:
+    """The site's served sitemap files, gzipped, built once per publication: a site's sitemap changes only when
+    a `ce` job or a push publishes (published_at), so the key holds that instant and the base URL."""
+    seed = f"{mwim_site.pk}|{mwim_site.published_at}|{base_url}|{sitemap.MAX_URLS}"
+    key = "mwim-sitemap:" + hashlib.sha256(seed.encode()).hexdigest()
+    files = cache.get(key)
+    if files is None:
+        built = site_sitemap_files(mwim_site=mwim_site, base_url=base_url)
+        files = {name: gzipped(data) for name, data in built.items()}
+        if sum(map(len, files.values())) <= SITEMAP_CACHE_MAX_BYTES:
+            cache.set(key, files, timeout=SITEMAP_CACHE_SECONDS)
+    return files
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -51,9 +55,22 @@ def test_etag_and_last_modified_answer_304(client):
     assert client.get(url, HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 200
 
 
-def test_gzip_is_offered(client):
-    import gzip
+def test_the_sitemap_is_built_once_per_publication(client):
+    mwim_site, row = published()
+    url = reverse("mwim:sitemap", args=[mwim_site.site_id])
+    first = client.get(url).content
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url).content
+        gz = client.get(reverse("mwim:sitemap-gz", args=[mwim_site.site_id])).content
+    assert again == first and gzip.decompress(gz) == first
+    assert not [query for query in queries if "mwim_contentextractfile" in query["sql"]]  # from the cache
+    ContentExtractFile.objects.filter(pk=row.pk).update(listed=False)
+    assert client.get(url).content == first  # nothing published yet: the cached sitemap stands
+    MwimSite.objects.filter(pk=mwim_site.pk).update(published_at=timezone.now())
+    assert row.url.encode() not in client.get(url).content  # a new publication builds it again
 
+
+def test_gzip_is_offered(client):
     mwim_site, row = published()
     response = client.get(reverse("mwim:sitemap-gz", args=[mwim_site.site_id]))
     assert response["Content-Type"] == "application/gzip"
@@ -107,6 +124,25 @@ def test_push_with_the_token_refreshes_the_page_now(
     assert response.status_code == 202
     row = ContentExtractFile.objects.get(mwim_site=mwim_site)
     assert row.url == page and "pineappl" in decode(bytes(row.data)).terms
+
+
+def test_push_answers_429_with_retry_after_past_the_sites_limit_a_minute(client, settings):
+    settings.WEBAUDIT_MWIM_PUSH_PER_MINUTE = 2
+    limited, _ = published()
+    other, _ = published()
+    tokens = {site: push_token_rotate(mwim_site=site) for site in (limited, other)}
+
+    def push(mwim_site):
+        return client.post(
+            reverse("mwim:push", args=[mwim_site.site_id]), {"url": mwim_site.site.url + "a.html"},
+            HTTP_AUTHORIZATION=f"Bearer {tokens[mwim_site]}",
+        )  # fmt: skip
+
+    assert [push(limited).status_code for _ in range(2)] == [202, 202]
+    refused = push(limited)
+    assert refused.status_code == 429 and "2 pushes" in refused.json()["error"]
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    assert push(other).status_code == 202  # the limit is the site's, not everyone's
 
 
 def test_the_owner_registers_and_sees_verification_instructions(signed_in, owner):
