@@ -74,7 +74,7 @@ class Deployment:
 
     def start_worker(self) -> subprocess.Popen:
         log = self.folder / "worker.log"
-        extra = ("--without-gossip", "--without-mingle", "--schedule", str(self.folder / "beat-schedule"))
+        extra = ("--schedule", str(self.folder / "beat-schedule"))
         worker = subprocess.Popen(
             celery_worker_command(concurrency=1, extra=extra),
             cwd=REPO,
