@@ -141,6 +141,7 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="keep the folder with the worker logs")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="webaudit-redis-restart-"))
+    os.environ.setdefault("WEBAUDIT_VAR_DIR", str(root))  # this process's settings: nothing under var/
     for number, (name, concurrency, gossip, remote_control) in enumerate(VARIANTS, 1):
         if args.only and number not in args.only:
             continue
