@@ -2,9 +2,9 @@
 
 Redis restarted mid-crawl (without persistence, so queued messages are lost), PostgreSQL restarted mid-crawl,
 a worker killed with SIGKILL in the middle of a database write: each crawl ends with the page set and link
-count of an uninterrupted crawl, no page twice, goes on within 60 s of the service's return, and the worker
-and `audit --worker` following the crawl live through it. Production defaults for the lease (30 s) and the
-resume check (10 s).
+count of an uninterrupted crawl, no page twice, goes on within lease + resume check + 20 s of the service's
+return (at most the issue's 60 s; tests/sites/outages.py says which lease), and the worker and `audit --worker`
+following the crawl live through it.
 
 The servers, the migrated database and the uninterrupted reference crawl are made once for the module: each
 test starts a worker of its own and crawls the site again, so only the crawl under test is paid for each time.
@@ -29,7 +29,7 @@ from benchmarks.generated import generate, served
 from sites.management.commands.serve import celery_worker_command
 from tests.conftest import unavailable
 from tests.private_services import PrivatePostgres, PrivateRedis, free_port
-from tests.sites.outages import assert_same_crawl, wait_for
+from tests.sites.outages import LEASE_ENV, RESUMED_WITHIN, assert_same_crawl, wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -41,8 +41,7 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parents[2]
-RESUME_WITHIN_SECONDS = 60
-PAGES = 500
+PAGES = 300
 
 
 class Deployment:
@@ -59,6 +58,7 @@ class Deployment:
             WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
             WEBAUDIT_CRAWL_CHECK_EXTERNAL="0",
             WEBAUDIT_CRAWL_STEP_SECONDS="5",
+            **LEASE_ENV,
             WEBAUDIT_PAGE_READERS="1",
         )
         self.workers: list[subprocess.Popen] = []
@@ -214,7 +214,7 @@ def resumed_within(deploy: Deployment, crawl_id: int, done_before: int) -> float
             status is not None and status[0] != "running"
         )
 
-    waited = wait_for(went_on, RESUME_WITHIN_SECONDS + 30, "the crawl to go on")
+    waited = wait_for(went_on, RESUMED_WITHIN + 30, "the crawl to go on")
     print(
         f"crawl {crawl_id} went on {waited:.1f} s after the service returned"
     )  # docs/operations.md quotes it
@@ -238,7 +238,7 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, si
     # attribute 'hostname'" (docs/operations.md); with one process it never happened.
     interrupted, _ = interrupted_crawl(deployment, site_url, tmp_path, restart_redis, concurrency=2)
     assert_same_crawl(reference, interrupted, PAGES)
-    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    assert waited["seconds"] <= RESUMED_WITHIN, waited
     log = deployment.worker_log(tail=10**7)
     assert deployment.workers[0].poll() is None and "Unrecoverable error" not in log, (
         "the worker exited:\n" + log
@@ -260,7 +260,7 @@ def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(
 
     interrupted, said = interrupted_crawl(deployment, site_url, tmp_path, restart_postgres)
     assert_same_crawl(reference, interrupted, PAGES)
-    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    assert waited["seconds"] <= RESUMED_WITHIN, waited
     assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
     assert "The database is unavailable" in said and "The database is back" in said
     assert "Traceback" not in said
@@ -294,4 +294,4 @@ def test_a_crawl_survives_its_worker_killed_during_a_database_write(
 
     interrupted, _ = interrupted_crawl(deployment, site_url, tmp_path, kill_during_write)
     assert_same_crawl(reference, interrupted, PAGES)
-    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    assert waited["seconds"] <= RESUMED_WITHIN, waited
