@@ -4,7 +4,8 @@ The worker is killed with SIGKILL while it holds SQLite's write lock (in the mid
 renewing its lease), a new worker is started, and the crawl ends with the page set and link count of an
 uninterrupted crawl, no page twice, going on within lease + resume check + 20 s (tests/sites/outages.py). A
 broker restart and a database restart have no meaning here (no server: the broker is a
-folder, the database a file); `audit` stopped by SIGTERM or SIGHUP on SQLite is tested in
+folder, the database a file). `audit --worker` stopped by SIGTERM cancels the crawl and the worker stops
+working on it; `audit` crawling in-process and stopped by SIGTERM or SIGHUP on SQLite is tested in
 test_audit_control.py (docs/operations.md, "The embedded setup").
 """
 
@@ -17,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,41 @@ def test_a_crawl_on_the_embedded_setup_survives_its_worker_killed_during_a_write
     said = (tmp_path / "audit.log").read_text()
     assert following.returncode == 0, said[-3000:] + embedded.worker_log()
     assert_same_crawl(reference, json.loads(report.read_text()), PAGES)
+
+
+def test_audit_following_a_worker_on_the_embedded_setup_stops_on_sigterm_and_the_worker_stops_too(
+    embedded, site_url, tmp_path
+):
+    embedded.start_worker()
+    report = tmp_path / "stopped.json"
+    following = subprocess.Popen(
+        [sys.executable, "manage.py", "audit", site_url, "--worker", "--json", str(report)]
+        + ["--concurrency", "1", "--delay", "0.03"],
+        cwd=REPO,
+        env=embedded.env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for(
+            lambda: embedded.query("SELECT count(*) FROM sites_crawl")[0] == 1
+            and embedded.pages_done(1) >= 20,
+            120,
+            f"20 pages of the crawl on the worker (worker log: {embedded.worker_log()})",
+        )
+        following.send_signal(signal.SIGTERM)
+        _, said = following.communicate(timeout=60)
+    finally:
+        if following.poll() is None:
+            following.kill()
+
+    assert following.returncode == 0, said
+    assert "Stopped by SIGTERM: crawl cancelled; writing what was found." in said
+    assert json.loads(report.read_text())["crawl"]["status"] == "cancelled"
+    assert embedded.query("SELECT status FROM sites_crawl WHERE id = 1") == ("cancelled",)
+    # The worker's step sees the cancellation at its next batch (a batch lasts well under a second here) and
+    # ends the chain: the page count stops.
+    time.sleep(2)
+    stopped_at = embedded.pages_done(1)
+    time.sleep(3)
+    assert embedded.pages_done(1) == stopped_at < PAGES
