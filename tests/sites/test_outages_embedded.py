@@ -2,11 +2,11 @@
 
 The worker is killed with SIGKILL while it holds SQLite's write lock (in the middle of writing a batch, or
 renewing its lease), a new worker is started, and the crawl ends with the page set and link count of an
-uninterrupted crawl, no page twice, going on within lease + resume check + 20 s (tests/sites/outages.py). A
-broker restart and a database restart have no meaning here (no server: the broker is a
-folder, the database a file). `audit --worker` stopped by SIGTERM cancels the crawl and the worker stops
-working on it; `audit` crawling in-process and stopped by SIGTERM or SIGHUP on SQLite is tested in
-test_audit_control.py (docs/operations.md, "The embedded setup").
+uninterrupted crawl, no page twice, going on within lease + resume check + 20 s (tests/sites/outages.py).
+`audit --worker` stopped by SIGTERM cancels the crawl and the worker stops working on it; `audit` crawling
+in-process and stopped by SIGTERM or SIGHUP on SQLite is tested in test_audit_control.py. A broker restart
+and a database restart have no meaning here: there is no server (the broker is a folder, the database a file;
+docs/operations.md, "The embedded setup").
 """
 
 from __future__ import annotations
