@@ -197,6 +197,13 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 # it). Crawl steps refuse such a repeat of themselves (sites/services/crawls.py), so the running one is left to
 # finish and publish its successor: cancelling it would leave its batch to the lease.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# No remote control (`celery inspect`, `celery control`: nothing here uses them). Its channel shares the
+# worker's broker connection with the task channel, and when Redis goes away its close fails first and cuts
+# short kombu's closing of the other channels: the task channel, holding a running task's unacknowledged
+# message, is then closed after the connection was detached and the worker exits with "AttributeError:
+# 'NoneType' object has no attribute 'hostname'" (docs/operations.md, "Why the worker exited on a Redis
+# restart"; benchmarks/redis_restart.py). Gossip's channel does the same: workers run --without-gossip.
+CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
 CELERY_TASK_IGNORE_RESULT = True  # job state lives in our models
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True

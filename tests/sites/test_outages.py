@@ -2,9 +2,12 @@
 
 Redis restarted mid-crawl (without persistence, so queued messages are lost), PostgreSQL restarted mid-crawl,
 a worker killed with SIGKILL in the middle of a database write: each crawl ends with the page set and link
-count of an uninterrupted crawl, no page twice, goes on within 60 s of the service's return, and the worker
-and `audit --worker` following the crawl live through it. Production defaults for the lease (30 s) and the
-resume check (10 s).
+count of an uninterrupted crawl, no page twice, goes on within lease + resume check + 20 s of the service's
+return (at most the issue's 60 s; tests/sites/outages.py says which lease), and the worker and `audit --worker`
+following the crawl live through it.
+
+The servers, the migrated database and the uninterrupted reference crawl are made once for the module: each
+test starts a worker of its own and crawls the site again, so only the crawl under test is paid for each time.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
+import redis as redis_client
 
 from benchmarks.generated import generate, served
 from sites.management.commands.serve import celery_worker_command
 from tests.conftest import unavailable
 from tests.private_services import PrivatePostgres, PrivateRedis, free_port
+from tests.sites.outages import LEASE_ENV, RESUMED_WITHIN, assert_same_crawl, wait_for
 
 pytestmark = [
     pytest.mark.worker,
@@ -36,7 +41,7 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parents[2]
-RESUME_WITHIN_SECONDS = 60
+PAGES = 300
 
 
 class Deployment:
@@ -53,9 +58,11 @@ class Deployment:
             WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
             WEBAUDIT_CRAWL_CHECK_EXTERNAL="0",
             WEBAUDIT_CRAWL_STEP_SECONDS="5",
+            **LEASE_ENV,
             WEBAUDIT_PAGE_READERS="1",
         )
         self.workers: list[subprocess.Popen] = []
+        self.log = folder / "worker.log"  # each test points it at a file of its own
 
     def manage(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
@@ -69,17 +76,16 @@ class Deployment:
 
     def audit(self, url: str, report: Path, *args: str) -> subprocess.Popen:
         command = [sys.executable, "manage.py", "audit", url, "--json", str(report), *args]
-        log = (self.folder / f"{report.stem}.log").open("w")
+        log = report.with_suffix(".log").open("w")
         return subprocess.Popen(command, cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT)
 
-    def start_worker(self) -> subprocess.Popen:
-        log = self.folder / "worker.log"
-        extra = ("--without-gossip", "--without-mingle", "--schedule", str(self.folder / "beat-schedule"))
+    def start_worker(self, concurrency: int = 1) -> subprocess.Popen:
+        extra = ("--schedule", str(self.folder / "beat-schedule"))
         worker = subprocess.Popen(
-            celery_worker_command(concurrency=1, extra=extra),
+            celery_worker_command(concurrency=concurrency, extra=extra),
             cwd=REPO,
             env=self.env,
-            stdout=log.open("ab"),
+            stdout=self.log.open("ab"),
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: SIGKILL to it kills the pool child too
         )
@@ -87,7 +93,7 @@ class Deployment:
         return worker
 
     def worker_log(self, tail: int = 5000) -> str:
-        return (self.folder / "worker.log").read_text(errors="replace")[-tail:]
+        return self.log.read_text(errors="replace")[-tail:]
 
     def sql(self, query: str, *params):
         """One row of a query, or None while the database is away."""
@@ -114,35 +120,28 @@ class Deployment:
                 except subprocess.TimeoutExpired:
                     os.killpg(worker.pid, signal.SIGKILL)
                     worker.wait()
-
-
-def wait_for(condition, timeout: float, what: str, poll: float = 0.2) -> float:
-    """Wait until `condition()`, asking every `poll` seconds; return how long it took."""
-    started = time.monotonic()
-    while not condition():
-        if time.monotonic() - started > timeout:
-            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(poll)
-    return time.monotonic() - started
+        self.workers.clear()
 
 
 @pytest.fixture(scope="module")
 def site_url():
-    """A generated site of 500 pages (benchmarks/generated.py) on an nginx of its own: every page answers."""
+    """A generated site (benchmarks/generated.py) on an nginx of its own: every page answers."""
     if shutil.which("nginx") is None:
         unavailable("nginx is missing: the outage tests serve a generated site with it")
-    with served(generate(500), port=free_port()) as url:
+    with served(generate(PAGES), port=free_port()) as url:
         yield url
 
 
-@pytest.fixture
-def deployment(tmp_path):
-    redis, postgres = PrivateRedis(tmp_path), PrivatePostgres()
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    """webaudit on a Redis and a PostgreSQL of the module's own, migrated."""
+    folder = tmp_path_factory.mktemp("deployment")
+    redis, postgres = PrivateRedis(folder), PrivatePostgres()
     if redis.binary is None or postgres.bindir is None:
         unavailable("redis-server or PostgreSQL's initdb is missing: outage tests need servers of their own")
     redis.start()
     postgres.create()
-    deploy = Deployment(tmp_path, redis, postgres)
+    deploy = Deployment(folder, redis, postgres)
     try:
         migrated = deploy.manage("migrate", "-v", "0")
         assert migrated.returncode == 0, migrated.stderr
@@ -153,61 +152,76 @@ def deployment(tmp_path):
         postgres.destroy()
 
 
-def reference_and_interrupted(
-    deploy: Deployment, url: str, tmp_path: Path, interrupt
-) -> tuple[dict, dict, str]:
-    """Crawl `url` once uninterrupted (in-process), then on the worker with `interrupt(deploy, crawl_id)` called
-    once 60 pages are done; return both reports and what `audit --worker` printed."""
-    reference = deploy.manage("audit", url, "--json", str(tmp_path / "reference.json"), "--quiet")
-    assert reference.returncode == 0, reference.stderr
-    deploy.start_worker()
+@pytest.fixture(scope="module")
+def reference(servers, site_url) -> dict:
+    """The report of an uninterrupted crawl of the site (in-process, no politeness delay: it is the yardstick,
+    not the subject)."""
+    report = servers.folder / "reference.json"
+    crawled = servers.manage("audit", site_url, "--json", str(report), "--quiet", "--delay", "0")
+    assert crawled.returncode == 0, crawled.stderr
+    return json.loads(report.read_text())
+
+
+@pytest.fixture
+def deployment(servers, tmp_path):
+    """The module's servers, running and with an empty broker, and a worker log of the test's own."""
+    if servers.redis.process is None or servers.redis.process.poll() is not None:
+        servers.redis.start()  # an earlier test failed while Redis was stopped
+    if servers.sql("SELECT 1") is None:
+        servers.postgres.start()
+    redis_client.Redis.from_url(servers.redis.url).flushdb()
+    servers.log = tmp_path / "worker.log"
+    try:
+        yield servers
+    finally:
+        servers.stop_workers()
+
+
+def interrupted_crawl(
+    deploy: Deployment, url: str, tmp_path: Path, interrupt, *, concurrency: int = 1
+) -> tuple[dict, str]:
+    """Crawl `url` on a worker of `concurrency` processes with `interrupt(deploy, crawl_id)` called once 60
+    pages are done; return the report and what `audit --worker` printed."""
+    before = deploy.latest_crawl() or 0
+    deploy.start_worker(concurrency)
     # Slow enough (one request at a time, 30 ms apart) that the outage falls in the middle of the crawl.
-    following = deploy.audit(
-        url, tmp_path / "interrupted.json", "--worker", "--concurrency", "1", "--delay", "0.03"
-    )
+    report = tmp_path / "interrupted.json"
+    following = deploy.audit(url, report, "--worker", "--concurrency", "1", "--delay", "0.03")
     crawl_id = None
 
     def started() -> bool:
         nonlocal crawl_id
         latest = deploy.latest_crawl()
-        crawl_id = latest if latest and latest > 1 else None
+        crawl_id = latest if latest and latest > before else None
         return crawl_id is not None and (deploy.pages_done(crawl_id) or 0) >= 60
 
     wait_for(started, 120, f"60 pages of the crawl on the worker (worker log: {deploy.worker_log()})")
     interrupt(deploy, crawl_id)
     following.wait(timeout=400)
-    said = (tmp_path / "interrupted.log").read_text()
+    said = report.with_suffix(".log").read_text()
     assert following.returncode == 0, said[-3000:] + deploy.worker_log()
-    reports = [json.loads((tmp_path / f"{name}.json").read_text()) for name in ("reference", "interrupted")]
-    return reports[0], reports[1], said
-
-
-def assert_same_crawl(reference: dict, interrupted: dict, pages: int) -> None:
-    assert interrupted["crawl"]["status"] == "finished", interrupted["crawl"]
-    urls = [page["url"] for page in interrupted["pages"]]
-    assert len(urls) == len(set(urls)), "a page was recorded twice"
-    assert set(urls) == {page["url"] for page in reference["pages"]}
-    assert all(page["fetched"] for page in interrupted["pages"])
-    # Every page's links were written exactly once, those of a batch fetched again included.
-    assert len(interrupted["links"]) == len(reference["links"])
-    assert interrupted["crawl"]["pages_done"] == reference["crawl"]["pages_done"] == len(urls) == pages
+    return json.loads(report.read_text()), said
 
 
 def resumed_within(deploy: Deployment, crawl_id: int, done_before: int) -> float:
     """Seconds until the crawl has done more pages than `done_before` (or has ended)."""
-    waited = wait_for(
-        lambda: (deploy.pages_done(crawl_id) or 0) > done_before
-        or deploy.sql("SELECT status FROM sites_crawl WHERE id = %s", crawl_id)[0] != "running",
-        RESUME_WITHIN_SECONDS + 30,
-        "the crawl to go on",
-    )
+
+    def went_on() -> bool:
+        if deploy.workers[-1].poll() is not None:
+            raise AssertionError("the worker exited:\n" + deploy.worker_log())
+        status = deploy.sql("SELECT status FROM sites_crawl WHERE id = %s", crawl_id)
+        return (deploy.pages_done(crawl_id) or 0) > done_before or (
+            status is not None and status[0] != "running"
+        )
+
+    waited = wait_for(went_on, RESUMED_WITHIN + 30, "the crawl to go on")
     print(
         f"crawl {crawl_id} went on {waited:.1f} s after the service returned"
-    )  # the figure docs/operations.md quotes
+    )  # docs/operations.md quotes it
     return waited
 
 
-def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, site_url, tmp_path):
+def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, site_url, reference, tmp_path):
     waited = {}
 
     def restart_redis(deploy: Deployment, crawl_id: int) -> None:
@@ -218,14 +232,23 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, si
         done = deploy.pages_done(crawl_id)
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
-    reference, interrupted, _ = reference_and_interrupted(deployment, site_url, tmp_path, restart_redis)
-    assert_same_crawl(reference, interrupted, pages=500)
-    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
-    assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
-    assert "Connection to broker lost" in deployment.worker_log(tail=10**7)
+    # Two processes, as a production worker has more than one: one runs the crawl's step (its message
+    # unacknowledged), the other waits for work (a BRPOP pending). That is the state in which a worker with
+    # Celery's remote control (or gossip) exited on the connection loss with "'NoneType' object has no
+    # attribute 'hostname'" (docs/operations.md); with one process it never happened.
+    interrupted, _ = interrupted_crawl(deployment, site_url, tmp_path, restart_redis, concurrency=2)
+    assert_same_crawl(reference, interrupted, PAGES)
+    assert waited["seconds"] <= RESUMED_WITHIN, waited
+    log = deployment.worker_log(tail=10**7)
+    assert deployment.workers[0].poll() is None and "Unrecoverable error" not in log, (
+        "the worker exited:\n" + log
+    )
+    assert "Connection to broker lost" in log
 
 
-def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(deployment, site_url, tmp_path):
+def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(
+    deployment, site_url, reference, tmp_path
+):
     waited = {}
 
     def restart_postgres(deploy: Deployment, crawl_id: int) -> None:
@@ -235,15 +258,17 @@ def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(deployment
         done = deploy.pages_done(crawl_id)
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
-    reference, interrupted, said = reference_and_interrupted(deployment, site_url, tmp_path, restart_postgres)
-    assert_same_crawl(reference, interrupted, pages=500)
-    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    interrupted, said = interrupted_crawl(deployment, site_url, tmp_path, restart_postgres)
+    assert_same_crawl(reference, interrupted, PAGES)
+    assert waited["seconds"] <= RESUMED_WITHIN, waited
     assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
     assert "The database is unavailable" in said and "The database is back" in said
     assert "Traceback" not in said
 
 
-def test_a_crawl_survives_its_worker_killed_during_a_database_write(deployment, site_url, tmp_path):
+def test_a_crawl_survives_its_worker_killed_during_a_database_write(
+    deployment, site_url, reference, tmp_path
+):
     waited = {}
 
     def kill_during_write(deploy: Deployment, crawl_id: int) -> None:
@@ -267,6 +292,6 @@ def test_a_crawl_survives_its_worker_killed_during_a_database_write(deployment, 
         deploy.start_worker()
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
-    reference, interrupted, _ = reference_and_interrupted(deployment, site_url, tmp_path, kill_during_write)
-    assert_same_crawl(reference, interrupted, pages=500)
-    assert waited["seconds"] <= RESUME_WITHIN_SECONDS, waited
+    interrupted, _ = interrupted_crawl(deployment, site_url, tmp_path, kill_during_write)
+    assert_same_crawl(reference, interrupted, PAGES)
+    assert waited["seconds"] <= RESUMED_WITHIN, waited

@@ -42,7 +42,7 @@ def database_url() -> str:
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen:
     command = celery_worker_command(
         concurrency=1,
-        extra=("--without-gossip", "--without-mingle", "--schedule", str(log.parent / "beat-schedule")),
+        extra=("--schedule", str(log.parent / "beat-schedule")),
     )
     # Its own session, so killing its process group kills the pool children too, as a dying machine would.
     return subprocess.Popen(

@@ -13,7 +13,10 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 def celery_worker_command(
     *, concurrency: int, loglevel: str = "INFO", extra: tuple[str, ...] = ()
 ) -> list[str]:
-    """The Celery worker of the embedded setup: both queues, and (-B) the beat that resumes stalled crawls."""
+    """The Celery worker of the embedded setup: both queues, and (-B) the beat that resumes stalled crawls.
+
+    Without gossip and mingle (worker-to-worker events nothing here uses): on Redis, gossip's channel on the
+    worker's broker connection made the worker exit when Redis restarted (docs/operations.md)."""
     return [
         sys.executable,
         "-m",
@@ -28,6 +31,8 @@ def celery_worker_command(
         str(concurrency),
         "--loglevel",
         loglevel,
+        "--without-gossip",
+        "--without-mingle",
         *extra,
     ]
 
