@@ -4,6 +4,7 @@ and on the test bed's documentation sites.
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
     .venv/bin/python benchmarks/pagefinding.py --trail --runs 100 --sizes 1000,10000  # what links tell
+    .venv/bin/python benchmarks/pagefinding.py --oracle --budget 200 --runs 60 --sizes 10000  # upper bounds
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
         --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
 
@@ -49,7 +50,7 @@ CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
 
 
 def parse_params(text: str) -> dict:
-    """`name=value,…` overrides of GraphParameters (numbers, true/false)."""
+    """`name=value,…` overrides of GraphParameters (numbers, true/false, tuples as 10:40)."""
     known = GraphParameters.__dataclass_fields__
     out: dict = {}
     for item in filter(None, text.split(",")):
@@ -59,6 +60,8 @@ def parse_params(text: str) -> dict:
         default = known[name].default
         if isinstance(default, str):
             out[name] = value
+        elif isinstance(default, tuple) or ":" in value:  # a range or triple: 10:40
+            out[name] = tuple(float(v) if "." in v else int(v) for v in value.split(":"))
         elif value.lower() in ("true", "false"):
             out[name] = value.lower() == "true"
         else:
@@ -136,6 +139,77 @@ def trail(sizes: list[int], runs: int, seed: str, overrides: dict) -> str:
             lines.append(f"| {n} | {name} | {share:.2f} | {words:.2f} | {len(seen)} |")
         lines.append(f"| {n} | any link | {sum(anywhere) / max(1, len(anywhere)):.3f} | | {len(anywhere)} |")
     return "\n".join(lines)
+
+
+def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int) -> str:
+    """Upper bounds on what any finder can do on a generator.
+
+    The label oracle sees every link label of the whole graph for free, ranks the pages by BM25 (k1 = 1.2,
+    b = 0.75) of their in-link labels pooled and downloads its top `budget`: "in top" is the share of runs
+    whose target is among them, "answered" the share where the answer among them is the target. Reading
+    every page instead: the best idf-weighted match, and the most likely target under the generator's own
+    query model (each query word one of the target's with α, uniform over its distinct words, else a word of
+    a random page's text), the best answer any algorithm can give from the query alone."""
+    lines = [
+        f"| N | runs | label oracle: target in top {budget} | label oracle, answered (most likely) "
+        "| every page read: best idf match | every page read: most likely |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for n in sizes:
+        counts = [0, 0, 0, 0]
+        for run in range(runs):
+            rng = random.Random(f"{seed}-{n}-{run}")
+            params = GraphParameters(n=n, **overrides)
+            graph = generate(params, rng)
+            target = rng.randrange(1, n)
+            query = set(make_query(graph, target, params, rng))
+            pooled: list[list[str]] = [[] for _ in range(n)]
+            for source in range(n):
+                for child, label in zip(graph.out[source], graph.labels[source], strict=True):
+                    pooled[child] += label
+            top = [node for node in _bm25_rank(pooled, query) if node != 0][:budget]
+            texts = [set(text) for text in graph.texts]
+            df = {term: sum(term in text for text in texts) for term in query}
+            idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in query}
+            # The chance that a word "of another page" is this term: a random page, a random word of it.
+            elsewhere = {
+                term: max(sum(text.count(term) / len(text) for text in graph.texts) / n, 1e-9) for term in query
+            }
+
+            def match(node: int, texts: list[set[str]] = texts, idf: dict = idf) -> float:
+                return sum(weight for term, weight in idf.items() if term in texts[node])
+
+            def likelihood(node: int, texts: list[set[str]] = texts, elsewhere: dict = elsewhere) -> float:
+                own = params.alpha / len(texts[node])
+                return sum(
+                    math.log(own / ((1 - params.alpha) * elsewhere[term]))
+                    for term in query
+                    if term in texts[node]
+                )
+
+            counts[0] += target in top
+            counts[1] += max([0, *top], key=likelihood) == target
+            counts[2] += max(range(n), key=match) == target
+            counts[3] += max(range(n), key=likelihood) == target
+        lines.append(f"| {n} | {runs} | " + " | ".join(f"{c / runs:.2f}" for c in counts) + " |")
+    return "\n".join(lines)
+
+
+def _bm25_rank(documents: list[list[str]], query: set[str]) -> list[int]:
+    """Document indices by BM25 against the query, best first (ties by index)."""
+    n = len(documents)
+    average = sum(map(len, documents)) / n or 1.0
+    df = {term: sum(term in doc for doc in documents) for term in query}
+    idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in query}
+    scores = []
+    for index, doc in enumerate(documents):
+        score = 0.0
+        for term in query:
+            tf = doc.count(term)
+            if tf:
+                score += idf[term] * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / average))
+        scores.append((-score, index))
+    return [index for _, index in sorted(scores)]
 
 
 def noise(p: float, runs: int) -> float:
@@ -255,11 +329,18 @@ def main() -> None:
     parser.add_argument("--algorithms", default="BESTFIRST,LS2F,SIM")
     parser.add_argument("--json", help="write the raw outcomes here")
     parser.add_argument("--trail", action="store_true", help="what the links on the path to the target tell")
+    parser.add_argument(
+        "--oracle", action="store_true", help="upper bounds: a finder that sees every link label for free"
+    )
     args = parser.parse_args()
     started = time.monotonic()
     if args.trail:
         sizes = [int(n) for n in args.sizes.split(",")]
         print(trail(sizes, args.runs, args.seed, parse_params(args.params)))
+        return
+    if args.oracle:
+        sizes = [int(n) for n in args.sizes.split(",")]
+        print(oracle(sizes, args.runs, args.seed, parse_params(args.params), args.budget))
         return
     if args.live:
         results = run_live(

@@ -69,6 +69,21 @@ class GraphParameters:
     subtopic_words: int = 100
     subtopic_share: float = 0.5
     theme_inheritance: float = 0.8
+    # LOS as a taxonomy (`los_hierarchy`; docs/pagefinding.md, assumption 10): `los_themes` main themes, each
+    # of `los_subthemes` subthemes, each of `los_keywords` keywords, every level with its own words
+    # (`los_level_words`: theme, subtheme, keyword). A node is about one keyword; each word of its text is
+    # a word of its theme, subtheme, keyword or the general words with `los_level_shares` (the rest). The
+    # copy model takes a new node's prototype in its own branch (its subtheme with `los_same_subtheme`, else
+    # its theme with `los_same_theme`, else anywhere), so its copied in-links come from pages of its branch,
+    # and an uncopied in-link comes from its subtheme (`same_topic_link`, else its theme likewise).
+    los_hierarchy: bool = False
+    los_themes: int = 20
+    los_subthemes: int = 10
+    los_keywords: int = 10
+    los_level_words: tuple[int, int, int] = (10, 10, 5)
+    los_level_shares: tuple[float, float, float] = (0.15, 0.2, 0.35)
+    los_same_subtheme: float = 0.6
+    los_same_theme: float = 0.6
 
 
 @dataclass
@@ -82,6 +97,10 @@ class Graph:
     link_text_in_page: bool = True
     # Pages as read, shared by every search over this graph (a benchmark runs many on one graph).
     pages: dict[int, Page] = field(default_factory=dict)
+    # `los_hierarchy` only: each node's (theme, subtheme, keyword), subthemes and keywords numbered
+    # across the whole taxonomy, and each level's word lists by that number.
+    taxonomy: list[tuple[int, int, int]] = field(default_factory=list)
+    level_words: tuple[list[list[str]], ...] = ()
 
 
 def _words(count: int, rng: random.Random, taken: set[str]) -> list[str]:
@@ -103,6 +122,8 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     """A site of `params.n` nodes; node 0 is the start, and every node is reachable from it."""
     if params.word_choice not in ("distinct", "text"):
         raise ValueError(f"word_choice must be 'distinct' or 'text', not {params.word_choice!r}")
+    if params.los_hierarchy:
+        return _generate_los(params, rng)
     taken: set[str] = set()
     general = _words(params.general_words, rng, taken)
     topic_lists = [_words(params.topic_words, rng, taken) for _ in range(params.topics)]
@@ -207,6 +228,86 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
             out[source].append(k)
             labels[source].append(_label(texts[k], vocabulary, params, rng))
     return Graph(texts=texts, out=out, labels=labels, topics=topics, vocabulary=vocabulary)
+
+
+def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
+    """The copy model over a LOS-like taxonomy: pages about the same theme and subtheme link to each other,
+    and a page's parents are mostly pages of its own branch (see `GraphParameters.los_hierarchy`)."""
+    taken: set[str] = set()
+    general = _words(params.general_words, rng, taken)
+    themes, subthemes, keywords = params.los_themes, params.los_subthemes, params.los_keywords
+    counts = (themes, themes * subthemes, themes * subthemes * keywords)
+    level_words = tuple(
+        [_words(size, rng, taken) for _ in range(count)]
+        for size, count in zip(params.los_level_words, counts, strict=True)
+    )
+    level_cum = [_zipf_weights(size, params.word_zipf) for size in params.los_level_words]
+    general_cum = _zipf_weights(params.general_words, params.word_zipf)
+    degree_cum = _zipf_weights(params.max_degree, params.degree_zipf)
+    n = params.n
+    taxonomy: list[tuple[int, int, int]] = []
+    parents: list[list[int]] = [[] for _ in range(n)]
+    by_theme: dict[int, list[int]] = {}
+    by_subtheme: dict[int, list[int]] = {}
+
+    def in_branch(theme: int, subtheme: int, k: int, same_subtheme: float) -> int:
+        if by_subtheme.get(subtheme) and rng.random() < same_subtheme:
+            return rng.choice(by_subtheme[subtheme])
+        if by_theme.get(theme) and rng.random() < params.los_same_theme:
+            return rng.choice(by_theme[theme])
+        return rng.randrange(k)
+
+    for k in range(n):
+        keyword = rng.randrange(counts[2])
+        subtheme = keyword // keywords
+        theme = subtheme // subthemes
+        taxonomy.append((theme, subtheme, keyword))
+        if k:
+            prototype = in_branch(theme, subtheme, k, params.los_same_subtheme)
+            degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
+            chosen: list[int] = []
+            for i in range(degree):
+                if rng.random() < params.copy_probability and i < len(parents[prototype]):
+                    source = parents[prototype][i]
+                elif rng.random() < params.same_topic_link:
+                    source = in_branch(theme, subtheme, k, 1.0)
+                else:
+                    source = rng.randrange(k)
+                if source not in chosen:
+                    chosen.append(source)
+            parents[k] = chosen
+        by_theme.setdefault(theme, []).append(k)
+        by_subtheme.setdefault(subtheme, []).append(k)
+    texts = []
+    for theme, subtheme, keyword in taxonomy:
+        lists = [level_words[0][theme], level_words[1][subtheme], level_words[2][keyword]]
+        text = []
+        for _ in range(rng.randint(*params.text_length)):
+            roll = rng.random()
+            for level, share in enumerate(params.los_level_shares):
+                if roll < share:
+                    text.append(rng.choices(lists[level], cum_weights=level_cum[level])[0])
+                    break
+                roll -= share
+            else:
+                text.append(rng.choices(general, cum_weights=general_cum)[0])
+        texts.append(tuple(text))
+    vocabulary = general + [word for level in level_words for words in level for word in words]
+    out: list[list[int]] = [[] for _ in range(n)]
+    labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
+    for k in range(1, n):
+        for source in parents[k]:
+            out[source].append(k)
+            labels[source].append(_label(texts[k], vocabulary, params, rng))
+    return Graph(
+        texts=texts,
+        out=out,
+        labels=labels,
+        topics=[subtheme for _, subtheme, _ in taxonomy],
+        vocabulary=vocabulary,
+        taxonomy=taxonomy,
+        level_words=level_words,
+    )
 
 
 def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters, rng: random.Random):
