@@ -49,6 +49,10 @@ CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
 ]
 
 
+# Named readings of the paper's generator: GraphParameters overrides.
+GENERATORS: dict[str, dict] = {"default": {}, "los_hierarchy": {"los_hierarchy": True}}
+
+
 def parse_params(text: str) -> dict:
     """`name=value,…` overrides of GraphParameters (numbers, true/false, tuples as 10:40)."""
     known = GraphParameters.__dataclass_fields__
@@ -173,18 +177,19 @@ def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int)
             idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in query}
             # The chance that a word "of another page" is this term: a random page, a random word of it.
             elsewhere = {
-                term: max(sum(text.count(term) / len(text) for text in graph.texts) / n, 1e-9) for term in query
+                term: max(sum(text.count(term) / len(text) for text in graph.texts) / n, 1e-9)
+                for term in query
             }
 
             def match(node: int, texts: list[set[str]] = texts, idf: dict = idf) -> float:
                 return sum(weight for term, weight in idf.items() if term in texts[node])
 
-            def likelihood(node: int, texts: list[set[str]] = texts, elsewhere: dict = elsewhere) -> float:
-                own = params.alpha / len(texts[node])
+            # log P(query | target = node) less its value for a node holding no query word.
+            odds = {term: params.alpha / ((1 - params.alpha) * chance) for term, chance in elsewhere.items()}
+
+            def likelihood(node: int, texts: list[set[str]] = texts, odds: dict = odds) -> float:
                 return sum(
-                    math.log(own / ((1 - params.alpha) * elsewhere[term]))
-                    for term in query
-                    if term in texts[node]
+                    math.log(ratio / len(texts[node])) for term, ratio in odds.items() if term in texts[node]
                 )
 
             counts[0] += target in top
@@ -322,6 +327,12 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="rows or algorithms to leave out, comma-separated")
     parser.add_argument("--seed", default="1")
     parser.add_argument("--params", default="", help="generator overrides, e.g. text_copy=0.5,sections=true")
+    parser.add_argument(
+        "--generator",
+        choices=sorted(GENERATORS),
+        default="default",
+        help="a named generator reading (docs/pagefinding.md); --params applies on top of it",
+    )
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
@@ -333,14 +344,15 @@ def main() -> None:
         "--oracle", action="store_true", help="upper bounds: a finder that sees every link label for free"
     )
     args = parser.parse_args()
+    overrides = {**GENERATORS[args.generator], **parse_params(args.params)}
     started = time.monotonic()
     if args.trail:
         sizes = [int(n) for n in args.sizes.split(",")]
-        print(trail(sizes, args.runs, args.seed, parse_params(args.params)))
+        print(trail(sizes, args.runs, args.seed, overrides))
         return
     if args.oracle:
         sizes = [int(n) for n in args.sizes.split(",")]
-        print(oracle(sizes, args.runs, args.seed, parse_params(args.params), args.budget))
+        print(oracle(sizes, args.runs, args.seed, overrides, args.budget))
         return
     if args.live:
         results = run_live(
@@ -361,7 +373,7 @@ def main() -> None:
             thresholds,
             args.seed,
             set(filter(None, args.skip.split(","))),
-            parse_params(args.params),
+            overrides,
         )
         print(table(results, sizes, thresholds))
         raw = {f"{t}|{row}": {str(n): o for n, o in cells.items()} for (t, row), cells in results.items()}

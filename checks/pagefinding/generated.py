@@ -71,19 +71,20 @@ class GraphParameters:
     theme_inheritance: float = 0.8
     # LOS as a taxonomy (`los_hierarchy`; docs/pagefinding.md, assumption 10): `los_themes` main themes, each
     # of `los_subthemes` subthemes, each of `los_keywords` keywords, every level with its own words
-    # (`los_level_words`: theme, subtheme, keyword). A node is about one keyword; each word of its text is
-    # a word of its theme, subtheme, keyword or the general words with `los_level_shares` (the rest). The
-    # copy model takes a new node's prototype in its own branch (its subtheme with `los_same_subtheme`, else
-    # its theme with `los_same_theme`, else anywhere), so its copied in-links come from pages of its branch,
-    # and an uncopied in-link comes from its subtheme (`same_topic_link`, else its theme likewise).
+    # (`los_level_words`: theme, subtheme, keyword). Node 0 is the home page; every other node is the page of
+    # one entry of the taxonomy, drawn uniformly over all entries (so most are keyword pages). Each word of
+    # its text is a word of its theme, subtheme or keyword with `los_level_shares` (the share of a level below
+    # the page's own goes to its own level), else a general word. The copy model takes a new page's prototype
+    # among its siblings (the pages of the same parent entry) with `los_sibling_prototype`, and an uncopied
+    # in-link comes, with `same_topic_link`, from a page of its parent entry (the home page for a theme page),
+    # so that a page's parents describe it: home → theme → subtheme → keyword.
     los_hierarchy: bool = False
     los_themes: int = 20
     los_subthemes: int = 10
-    los_keywords: int = 10
-    los_level_words: tuple[int, int, int] = (10, 10, 5)
-    los_level_shares: tuple[float, float, float] = (0.15, 0.2, 0.35)
-    los_same_subtheme: float = 0.6
-    los_same_theme: float = 0.6
+    los_keywords: int = 20
+    los_level_words: tuple[int, int, int] = (20, 20, 20)
+    los_level_shares: tuple[float, float, float] = (0.25, 0.3, 0.35)
+    los_sibling_prototype: float = 0.8
 
 
 @dataclass
@@ -231,8 +232,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
 
 
 def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
-    """The copy model over a LOS-like taxonomy: pages about the same theme and subtheme link to each other,
-    and a page's parents are mostly pages of its own branch (see `GraphParameters.los_hierarchy`)."""
+    """The copy model over a LOS-like taxonomy (see `GraphParameters.los_hierarchy`)."""
     taken: set[str] = set()
     general = _words(params.general_words, rng, taken)
     themes, subthemes, keywords = params.los_themes, params.los_subthemes, params.los_keywords
@@ -245,52 +245,70 @@ def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
     general_cum = _zipf_weights(params.general_words, params.word_zipf)
     degree_cum = _zipf_weights(params.max_degree, params.degree_zipf)
     n = params.n
-    taxonomy: list[tuple[int, int, int]] = []
+    # An entry is (level, number): level 0 a theme, 1 a subtheme, 2 a keyword; numbers run across the
+    # taxonomy, so an entry's parent is (level - 1, number // children); the home page is (-1, 0).
+    children = (subthemes, keywords)
+    entries: list[tuple[int, int]] = [(-1, 0)]
+    pages_of: dict[tuple[int, int], list[int]] = {(-1, 0): [0]}
+    siblings_of: dict[tuple[int, int], list[int]] = {}
+
+    def parent_entry(entry: tuple[int, int]) -> tuple[int, int]:
+        level, number = entry
+        return (-1, 0) if level == 0 else (level - 1, number // children[level - 1])
+
+    def nearest_pages(entry: tuple[int, int]) -> list[int]:
+        """The pages of `entry`'s parent, else of its grandparent, … (the home page at last)."""
+        while not pages_of.get(entry := parent_entry(entry)):
+            pass
+        return pages_of[entry]
+
     parents: list[list[int]] = [[] for _ in range(n)]
-    by_theme: dict[int, list[int]] = {}
-    by_subtheme: dict[int, list[int]] = {}
-
-    def in_branch(theme: int, subtheme: int, k: int, same_subtheme: float) -> int:
-        if by_subtheme.get(subtheme) and rng.random() < same_subtheme:
-            return rng.choice(by_subtheme[subtheme])
-        if by_theme.get(theme) and rng.random() < params.los_same_theme:
-            return rng.choice(by_theme[theme])
-        return rng.randrange(k)
-
-    for k in range(n):
-        keyword = rng.randrange(counts[2])
-        subtheme = keyword // keywords
-        theme = subtheme // subthemes
-        taxonomy.append((theme, subtheme, keyword))
-        if k:
-            prototype = in_branch(theme, subtheme, k, params.los_same_subtheme)
-            degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
-            chosen: list[int] = []
-            for i in range(degree):
-                if rng.random() < params.copy_probability and i < len(parents[prototype]):
-                    source = parents[prototype][i]
-                elif rng.random() < params.same_topic_link:
-                    source = in_branch(theme, subtheme, k, 1.0)
-                else:
-                    source = rng.randrange(k)
-                if source not in chosen:
-                    chosen.append(source)
-            parents[k] = chosen
-        by_theme.setdefault(theme, []).append(k)
-        by_subtheme.setdefault(subtheme, []).append(k)
+    total = sum(counts)
+    for k in range(1, n):
+        pick = rng.randrange(total)
+        level = 0 if pick < counts[0] else 1 if pick < counts[0] + counts[1] else 2
+        entry = (level, pick - sum(counts[:level]))
+        entries.append(entry)
+        family = siblings_of.get(parent_entry(entry))
+        prototype = (
+            rng.choice(family) if family and rng.random() < params.los_sibling_prototype else rng.randrange(k)
+        )
+        degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
+        chosen: list[int] = []
+        for i in range(degree):
+            if rng.random() < params.copy_probability and i < len(parents[prototype]):
+                source = parents[prototype][i]
+            elif rng.random() < params.same_topic_link:
+                source = rng.choice(nearest_pages(entry))
+            else:
+                source = rng.randrange(k)
+            if source not in chosen:
+                chosen.append(source)
+        parents[k] = chosen
+        pages_of.setdefault(entry, []).append(k)
+        siblings_of.setdefault(parent_entry(entry), []).append(k)
+    taxonomy: list[tuple[int, int, int]] = []
     texts = []
-    for theme, subtheme, keyword in taxonomy:
-        lists = [level_words[0][theme], level_words[1][subtheme], level_words[2][keyword]]
+    for level, number in entries:
+        path = [-1, -1, -1]
+        if level >= 0:
+            path[level] = number
+            for up in range(level, 0, -1):
+                path[up - 1] = path[up] // children[up - 1]
+        taxonomy.append((path[0], path[1], path[2]))
         text = []
         for _ in range(rng.randint(*params.text_length)):
             roll = rng.random()
-            for level, share in enumerate(params.los_level_shares):
+            word = None
+            for depth, share in enumerate(params.los_level_shares):
                 if roll < share:
-                    text.append(rng.choices(lists[level], cum_weights=level_cum[level])[0])
+                    own = min(depth, level)  # a level below the page's own gives its share to its own
+                    if own >= 0:
+                        words = level_words[own][path[own]]
+                        word = rng.choices(words, cum_weights=level_cum[own])[0]
                     break
                 roll -= share
-            else:
-                text.append(rng.choices(general, cum_weights=general_cum)[0])
+            text.append(word or rng.choices(general, cum_weights=general_cum)[0])
         texts.append(tuple(text))
     vocabulary = general + [word for level in level_words for words in level for word in words]
     out: list[list[int]] = [[] for _ in range(n)]
