@@ -53,13 +53,6 @@ class GraphParameters:
     # The pages made from the start page (the home page) are the site's sections, each on a topic of its own,
     # which its pages then inherit (with `topic_inheritance`): a site organised by topic, as LOS is.
     sections: bool = False
-    # Pages as a lineage of keywords: a node has `lineage_keywords` keywords of its own (drawn as its words
-    # are) and its text also holds its prototype's, its prototype's prototype's, … (a page made from another
-    # keeps its subject and narrows it, as LOS's keywords narrow its themes). A word of the text is one of
-    # its own keywords with `own_share`, else a keyword of an ancestor (a level chosen uniformly), else (with
-    # 1 − `topic_share` of the words) a general word. None: texts as above.
-    lineage_keywords: tuple[int, int] | None = None
-    own_share: float = 0.5
     # LOS is a hierarchy (themes, their subthemes, their keywords). With `subtopics` > 0 each of the `topics`
     # themes has that many subthemes of `subtopic_words` words each; a node's word is one of its subtheme's
     # with probability `subtopic_share`, else as before (its theme's with `topic_share`, else general). A new
@@ -175,7 +168,6 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
         parents[k] = chosen
         by_topic.setdefault(topic, []).append(k)
     texts = []
-    lineage: list[list[str]] = []
     for k in range(n):
         own = topic_lists[topics[k] // subs]
         sub = sub_lists[topics[k]] if params.subtopics else own
@@ -188,25 +180,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
             return rng.choices(general, cum_weights=general_cum)[0]
 
         length = rng.randint(*params.text_length)
-        if params.lineage_keywords is not None:
-            mine = [draw() for _ in range(rng.randint(*params.lineage_keywords))]
-            lineage.append(mine)
-            ancestors = []
-            node = k
-            while node:
-                node = prototypes[node]
-                ancestors.append(lineage[node])
-            text = []
-            for _ in range(length):
-                roll = rng.random()
-                if roll < params.own_share or not ancestors:
-                    text.append(rng.choice(mine))
-                elif roll < params.topic_share:
-                    text.append(rng.choice(rng.choice(ancestors)))
-                else:
-                    text.append(rng.choices(general, cum_weights=general_cum)[0])
-            texts.append(tuple(text))
-        elif k and params.text_copy > 0:
+        if k and params.text_copy > 0:
             source = texts[prototypes[k]]
             texts.append(
                 tuple(
