@@ -150,17 +150,18 @@ def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int)
 
     The label oracle sees every link label of the whole graph for free, ranks the pages by BM25 (k1 = 1.2,
     b = 0.75) of their in-link labels pooled and downloads its top `budget`: "in top" is the share of runs
-    whose target is among them, "answered" the share where the answer among them is the target. Reading
+    whose target is among them, "answered" the share where the answer among them is the target. The topic
+    and label oracle also knows the target's topic and takes that topic's pages first. Reading
     every page instead: the best idf-weighted match, and the most likely target under the generator's own
     query model (each query word one of the target's with α, uniform over its distinct words, else a word of
     a random page's text), the best answer any algorithm can give from the query alone."""
     lines = [
         f"| N | runs | label oracle: target in top {budget} | label oracle, answered (most likely) "
-        "| every page read: best idf match | every page read: most likely |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| topic and label oracle, answered | every page read: best idf match | every page read: most likely |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for n in sizes:
-        counts = [0, 0, 0, 0]
+        counts = [0, 0, 0, 0, 0]
         for run in range(runs):
             rng = random.Random(f"{seed}-{n}-{run}")
             params = GraphParameters(n=n, **overrides)
@@ -171,7 +172,8 @@ def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int)
             for source in range(n):
                 for child, label in zip(graph.out[source], graph.labels[source], strict=True):
                     pooled[child] += label
-            top = [node for node in _bm25_rank(pooled, query) if node != 0][:budget]
+            ranked = _bm25_rank(pooled, query)
+            top = [node for node in ranked if node != 0][:budget]
             texts = [set(text) for text in graph.texts]
             df = {term: sum(term in text for text in texts) for term in query}
             idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in query}
@@ -192,10 +194,14 @@ def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int)
                     math.log(ratio / len(texts[node])) for term, ratio in odds.items() if term in texts[node]
                 )
 
+            # Knowing the target's topic too (its subtheme on the LOS hierarchy): that topic's pages first.
+            topical = [node for node in ranked if node and graph.topics[node] == graph.topics[target]]
+            topical += [node for node in ranked if node and graph.topics[node] != graph.topics[target]]
             counts[0] += target in top
             counts[1] += max([0, *top], key=likelihood) == target
-            counts[2] += max(range(n), key=match) == target
-            counts[3] += max(range(n), key=likelihood) == target
+            counts[2] += max([0, *topical[:budget]], key=likelihood) == target
+            counts[3] += max(range(n), key=match) == target
+            counts[4] += max(range(n), key=likelihood) == target
         lines.append(f"| {n} | {runs} | " + " | ".join(f"{c / runs:.2f}" for c in counts) + " |")
     return "\n".join(lines)
 
