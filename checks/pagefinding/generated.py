@@ -69,8 +69,9 @@ class GraphParameters:
     # its text is a word of its theme, subtheme or keyword with `los_level_shares` (the share of a level below
     # the page's own goes to its own level), else a general word. The copy model takes a new page's prototype
     # among its siblings (the pages of the same parent entry) with `los_sibling_prototype`, and an uncopied
-    # in-link comes, with `same_topic_link`, from a page of its parent entry (the home page for a theme page),
-    # so that a page's parents describe it: home → theme → subtheme → keyword.
+    # in-link comes, with `same_topic_link`, from a page of its parent entry (else of the nearest ancestor
+    # entry with a page; the home page for a theme page only), so that a page's parents describe it:
+    # home → theme → subtheme → keyword.
     los_hierarchy: bool = False
     los_themes: int = 20
     los_subthemes: int = 10
@@ -230,11 +231,13 @@ def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
         level, number = entry
         return (-1, 0) if level == 0 else (level - 1, number // children[level - 1])
 
-    def nearest_pages(entry: tuple[int, int]) -> list[int]:
-        """The pages of `entry`'s parent, else of its grandparent, … (the home page at last)."""
-        while not pages_of.get(entry := parent_entry(entry)):
+    def parent_pages(entry: tuple[int, int]) -> list[int]:
+        """The pages of `entry`'s parent entry, else of its grandparent, …; none above the theme: the home
+        page links to theme pages only, as a LOS site's front page lists its themes."""
+        own_level = entry[0]
+        while (entry := parent_entry(entry)) != (-1, 0) and not pages_of.get(entry):
             pass
-        return pages_of[entry]
+        return [] if entry == (-1, 0) and own_level != 0 else pages_of.get(entry, [])
 
     parents: list[list[int]] = [[] for _ in range(n)]
     total = sum(counts)
@@ -252,8 +255,8 @@ def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
         for i in range(degree):
             if rng.random() < params.copy_probability and i < len(parents[prototype]):
                 source = parents[prototype][i]
-            elif rng.random() < params.same_topic_link:
-                source = rng.choice(nearest_pages(entry))
+            elif rng.random() < params.same_topic_link and (above := parent_pages(entry)):
+                source = rng.choice(above)
             else:
                 source = rng.randrange(k)
             if source not in chosen:
