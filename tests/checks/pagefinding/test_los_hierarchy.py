@@ -74,11 +74,10 @@ def test_a_page_s_parents_share_its_theme_far_more_often_than_chance():
     assert same / total > 0.15
 
 
-def test_best_first_beats_the_lost_sheep_on_the_los_hierarchy():
-    # A smaller taxonomy (1,000 keywords) draws its words faster; the default's gives 19 against 8 hits.
+def test_best_first_finds_more_targets_than_the_lost_sheep_on_the_los_hierarchy():
+    # A smaller taxonomy (1,000 keywords) draws its words faster; the default's gives 19 against 3 hits.
     params = GraphParameters(n=100, los_hierarchy=True, los_keywords=5)
     hits = {"BESTFIRST": 0, "LS2F": 0}
-    downloads = {"BESTFIRST": 0, "LS2F": 0}
     for run in range(20):
         rng = random.Random(f"los-{run}")
         graph = generate(params, rng)
@@ -87,7 +86,6 @@ def test_best_first_beats_the_lost_sheep_on_the_los_hierarchy():
         for name in hits:
             result = search(GeneratedSite(graph), query, name, rng=random.Random(run), target=target)
             hits[name] += result.found == target
-            downloads[name] += result.downloads
-    # 20 against 9 hits, 658 against 1,853 downloads.
-    assert hits["BESTFIRST"] >= hits["LS2F"] + 5, hits
-    assert downloads["BESTFIRST"] < downloads["LS2F"], downloads
+    # 20 against 7. (Downloads are not compared: at this size LS2F's herd gives up early, 39 a search
+    # against BESTFIRST's 38, and 41 against 51 with the default taxonomy.)
+    assert hits["BESTFIRST"] >= hits["LS2F"] + 8, hits
