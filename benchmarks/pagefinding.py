@@ -7,6 +7,7 @@ and on the test bed's documentation sites.
     .venv/bin/python benchmarks/pagefinding.py --oracle --budget 200 --runs 60 --sizes 10000  # upper bounds
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
         --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
+    .venv/bin/python benchmarks/pagefinding.py --generator los_hierarchy --sizes 10000 --runs 60  # LOS as a taxonomy
 
 Every run draws one graph, one target and one query (seeded), and runs every algorithm on it (paired).
 """
