@@ -4,8 +4,10 @@ and on the test bed's documentation sites.
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
     .venv/bin/python benchmarks/pagefinding.py --trail --runs 100 --sizes 1000,10000  # what links tell
+    .venv/bin/python benchmarks/pagefinding.py --oracle --budget 200 --runs 60 --sizes 10000  # upper bounds
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
         --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
+    .venv/bin/python benchmarks/pagefinding.py --generator los_hierarchy --sizes 10000 --runs 60  # LOS as a taxonomy
 
 Every run draws one graph, one target and one query (seeded), and runs every algorithm on it (paired).
 """
@@ -48,8 +50,12 @@ CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
 ]
 
 
+# Named readings of the paper's generator: GraphParameters overrides.
+GENERATORS: dict[str, dict] = {"default": {}, "los_hierarchy": {"los_hierarchy": True}}
+
+
 def parse_params(text: str) -> dict:
-    """`name=value,…` overrides of GraphParameters (numbers, true/false)."""
+    """`name=value,…` overrides of GraphParameters (numbers, true/false, tuples as 10:40)."""
     known = GraphParameters.__dataclass_fields__
     out: dict = {}
     for item in filter(None, text.split(",")):
@@ -59,6 +65,8 @@ def parse_params(text: str) -> dict:
         default = known[name].default
         if isinstance(default, str):
             out[name] = value
+        elif isinstance(default, tuple) or ":" in value:  # a range or triple: 10:40
+            out[name] = tuple(float(v) if "." in v else int(v) for v in value.split(":"))
         elif value.lower() in ("true", "false"):
             out[name] = value.lower() == "true"
         else:
@@ -136,6 +144,84 @@ def trail(sizes: list[int], runs: int, seed: str, overrides: dict) -> str:
             lines.append(f"| {n} | {name} | {share:.2f} | {words:.2f} | {len(seen)} |")
         lines.append(f"| {n} | any link | {sum(anywhere) / max(1, len(anywhere)):.3f} | | {len(anywhere)} |")
     return "\n".join(lines)
+
+
+def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int) -> str:
+    """Upper bounds on what any finder can do on a generator.
+
+    The label oracle sees every link label of the whole graph for free, ranks the pages by BM25 (k1 = 1.2,
+    b = 0.75) of their in-link labels pooled and downloads its top `budget`: "in top" is the share of runs
+    whose target is among them, "answered" the share where the answer among them is the target. The topic
+    and label oracle also knows the target's topic and takes that topic's pages first. Reading
+    every page instead: the best idf-weighted match, and the most likely target under the generator's own
+    query model (each query word one of the target's with α, uniform over its distinct words, else a word of
+    a random page's text), the best answer any algorithm can give from the query alone."""
+    lines = [
+        f"| N | runs | label oracle: target in top {budget} | label oracle, answered (most likely) "
+        "| topic and label oracle, answered | every page read: best idf match | every page read: most likely |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for n in sizes:
+        counts = [0, 0, 0, 0, 0]
+        for run in range(runs):
+            rng = random.Random(f"{seed}-{n}-{run}")
+            params = GraphParameters(n=n, **overrides)
+            graph = generate(params, rng)
+            target = rng.randrange(1, n)
+            query = set(make_query(graph, target, params, rng))
+            pooled: list[list[str]] = [[] for _ in range(n)]
+            for source in range(n):
+                for child, label in zip(graph.out[source], graph.labels[source], strict=True):
+                    pooled[child] += label
+            ranked = _bm25_rank(pooled, query)
+            top = [node for node in ranked if node != 0][:budget]
+            texts = [set(text) for text in graph.texts]
+            df = {term: sum(term in text for text in texts) for term in query}
+            idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in query}
+            # The chance that a word "of another page" is this term: a random page, a random word of it.
+            elsewhere = {
+                term: max(sum(text.count(term) / len(text) for text in graph.texts) / n, 1e-9)
+                for term in query
+            }
+
+            def match(node: int, texts: list[set[str]] = texts, idf: dict = idf) -> float:
+                return sum(weight for term, weight in idf.items() if term in texts[node])
+
+            # log P(query | target = node) less its value for a node holding no query word.
+            odds = {term: params.alpha / ((1 - params.alpha) * chance) for term, chance in elsewhere.items()}
+
+            def likelihood(node: int, texts: list[set[str]] = texts, odds: dict = odds) -> float:
+                return sum(
+                    math.log(ratio / len(texts[node])) for term, ratio in odds.items() if term in texts[node]
+                )
+
+            # Knowing the target's topic too (its subtheme on the LOS hierarchy): that topic's pages first.
+            topical = [node for node in ranked if node and graph.topics[node] == graph.topics[target]]
+            topical += [node for node in ranked if node and graph.topics[node] != graph.topics[target]]
+            counts[0] += target in top
+            counts[1] += max([0, *top], key=likelihood) == target
+            counts[2] += max([0, *topical[:budget]], key=likelihood) == target
+            counts[3] += max(range(n), key=match) == target
+            counts[4] += max(range(n), key=likelihood) == target
+        lines.append(f"| {n} | {runs} | " + " | ".join(f"{c / runs:.2f}" for c in counts) + " |")
+    return "\n".join(lines)
+
+
+def _bm25_rank(documents: list[list[str]], query: set[str]) -> list[int]:
+    """Document indices by BM25 against the query, best first (ties by index)."""
+    n = len(documents)
+    average = sum(map(len, documents)) / n or 1.0
+    df = {term: sum(term in doc for doc in documents) for term in query}
+    idf = {term: math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5)) for term in query}
+    scores = []
+    for index, doc in enumerate(documents):
+        score = 0.0
+        for term in query:
+            tf = doc.count(term)
+            if tf:
+                score += idf[term] * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * len(doc) / average))
+        scores.append((-score, index))
+    return [index for _, index in sorted(scores)]
 
 
 def noise(p: float, runs: int) -> float:
@@ -248,6 +334,12 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="rows or algorithms to leave out, comma-separated")
     parser.add_argument("--seed", default="1")
     parser.add_argument("--params", default="", help="generator overrides, e.g. text_copy=0.5,sections=true")
+    parser.add_argument(
+        "--generator",
+        choices=sorted(GENERATORS),
+        default="default",
+        help="a named generator reading (docs/pagefinding.md); --params applies on top of it",
+    )
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
@@ -255,11 +347,19 @@ def main() -> None:
     parser.add_argument("--algorithms", default="BESTFIRST,LS2F,SIM")
     parser.add_argument("--json", help="write the raw outcomes here")
     parser.add_argument("--trail", action="store_true", help="what the links on the path to the target tell")
+    parser.add_argument(
+        "--oracle", action="store_true", help="upper bounds: a finder that sees every link label for free"
+    )
     args = parser.parse_args()
+    overrides = {**GENERATORS[args.generator], **parse_params(args.params)}
     started = time.monotonic()
     if args.trail:
         sizes = [int(n) for n in args.sizes.split(",")]
-        print(trail(sizes, args.runs, args.seed, parse_params(args.params)))
+        print(trail(sizes, args.runs, args.seed, overrides))
+        return
+    if args.oracle:
+        sizes = [int(n) for n in args.sizes.split(",")]
+        print(oracle(sizes, args.runs, args.seed, overrides, args.budget))
         return
     if args.live:
         results = run_live(
@@ -280,7 +380,7 @@ def main() -> None:
             thresholds,
             args.seed,
             set(filter(None, args.skip.split(","))),
-            parse_params(args.params),
+            overrides,
         )
         print(table(results, sizes, thresholds))
         raw = {f"{t}|{row}": {str(n): o for n, o in cells.items()} for (t, row), cells in results.items()}

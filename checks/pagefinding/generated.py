@@ -53,13 +53,6 @@ class GraphParameters:
     # The pages made from the start page (the home page) are the site's sections, each on a topic of its own,
     # which its pages then inherit (with `topic_inheritance`): a site organised by topic, as LOS is.
     sections: bool = False
-    # Pages as a lineage of keywords: a node has `lineage_keywords` keywords of its own (drawn as its words
-    # are) and its text also holds its prototype's, its prototype's prototype's, … (a page made from another
-    # keeps its subject and narrows it, as LOS's keywords narrow its themes). A word of the text is one of
-    # its own keywords with `own_share`, else a keyword of an ancestor (a level chosen uniformly), else (with
-    # 1 − `topic_share` of the words) a general word. None: texts as above.
-    lineage_keywords: tuple[int, int] | None = None
-    own_share: float = 0.5
     # LOS is a hierarchy (themes, their subthemes, their keywords). With `subtopics` > 0 each of the `topics`
     # themes has that many subthemes of `subtopic_words` words each; a node's word is one of its subtheme's
     # with probability `subtopic_share`, else as before (its theme's with `topic_share`, else general). A new
@@ -69,6 +62,23 @@ class GraphParameters:
     subtopic_words: int = 100
     subtopic_share: float = 0.5
     theme_inheritance: float = 0.8
+    # LOS as a taxonomy (`los_hierarchy`; docs/pagefinding.md, assumption 10): `los_themes` main themes, each
+    # of `los_subthemes` subthemes, each of `los_keywords` keywords, every level with its own words
+    # (`los_level_words`: theme, subtheme, keyword). Node 0 is the home page; every other node is the page of
+    # one entry of the taxonomy, drawn uniformly over all entries (so most are keyword pages). Each word of
+    # its text is a word of its theme, subtheme or keyword with `los_level_shares` (the share of a level below
+    # the page's own goes to its own level), else a general word. The copy model takes a new page's prototype
+    # among its siblings (the pages of the same parent entry) with `los_sibling_prototype`, and an uncopied
+    # in-link comes, with `same_topic_link`, from a page of its parent entry (else of the nearest ancestor
+    # entry with a page; the home page for a theme page only), so that a page's parents describe it:
+    # home → theme → subtheme → keyword.
+    los_hierarchy: bool = False
+    los_themes: int = 20
+    los_subthemes: int = 10
+    los_keywords: int = 20
+    los_level_words: tuple[int, int, int] = (20, 20, 20)
+    los_level_shares: tuple[float, float, float] = (0.25, 0.3, 0.35)
+    los_sibling_prototype: float = 0.8
 
 
 @dataclass
@@ -82,6 +92,10 @@ class Graph:
     link_text_in_page: bool = True
     # Pages as read, shared by every search over this graph (a benchmark runs many on one graph).
     pages: dict[int, Page] = field(default_factory=dict)
+    # `los_hierarchy` only: each node's (theme, subtheme, keyword), subthemes and keywords numbered
+    # across the whole taxonomy, and each level's word lists by that number.
+    taxonomy: list[tuple[int, int, int]] = field(default_factory=list)
+    level_words: tuple[list[list[str]], ...] = ()
 
 
 def _words(count: int, rng: random.Random, taken: set[str]) -> list[str]:
@@ -103,6 +117,8 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     """A site of `params.n` nodes; node 0 is the start, and every node is reachable from it."""
     if params.word_choice not in ("distinct", "text"):
         raise ValueError(f"word_choice must be 'distinct' or 'text', not {params.word_choice!r}")
+    if params.los_hierarchy:
+        return _generate_los(params, rng)
     taken: set[str] = set()
     general = _words(params.general_words, rng, taken)
     topic_lists = [_words(params.topic_words, rng, taken) for _ in range(params.topics)]
@@ -153,7 +169,6 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
         parents[k] = chosen
         by_topic.setdefault(topic, []).append(k)
     texts = []
-    lineage: list[list[str]] = []
     for k in range(n):
         own = topic_lists[topics[k] // subs]
         sub = sub_lists[topics[k]] if params.subtopics else own
@@ -166,25 +181,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
             return rng.choices(general, cum_weights=general_cum)[0]
 
         length = rng.randint(*params.text_length)
-        if params.lineage_keywords is not None:
-            mine = [draw() for _ in range(rng.randint(*params.lineage_keywords))]
-            lineage.append(mine)
-            ancestors = []
-            node = k
-            while node:
-                node = prototypes[node]
-                ancestors.append(lineage[node])
-            text = []
-            for _ in range(length):
-                roll = rng.random()
-                if roll < params.own_share or not ancestors:
-                    text.append(rng.choice(mine))
-                elif roll < params.topic_share:
-                    text.append(rng.choice(rng.choice(ancestors)))
-                else:
-                    text.append(rng.choices(general, cum_weights=general_cum)[0])
-            texts.append(tuple(text))
-        elif k and params.text_copy > 0:
+        if k and params.text_copy > 0:
             source = texts[prototypes[k]]
             texts.append(
                 tuple(
@@ -207,6 +204,105 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
             out[source].append(k)
             labels[source].append(_label(texts[k], vocabulary, params, rng))
     return Graph(texts=texts, out=out, labels=labels, topics=topics, vocabulary=vocabulary)
+
+
+def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
+    """The copy model over a LOS-like taxonomy (see `GraphParameters.los_hierarchy`)."""
+    taken: set[str] = set()
+    general = _words(params.general_words, rng, taken)
+    themes, subthemes, keywords = params.los_themes, params.los_subthemes, params.los_keywords
+    counts = (themes, themes * subthemes, themes * subthemes * keywords)
+    level_words = tuple(
+        [_words(size, rng, taken) for _ in range(count)]
+        for size, count in zip(params.los_level_words, counts, strict=True)
+    )
+    level_cum = [_zipf_weights(size, params.word_zipf) for size in params.los_level_words]
+    general_cum = _zipf_weights(params.general_words, params.word_zipf)
+    degree_cum = _zipf_weights(params.max_degree, params.degree_zipf)
+    n = params.n
+    # An entry is (level, number): level 0 a theme, 1 a subtheme, 2 a keyword; numbers run across the
+    # taxonomy, so an entry's parent is (level - 1, number // children); the home page is (-1, 0).
+    children = (subthemes, keywords)
+    entries: list[tuple[int, int]] = [(-1, 0)]
+    pages_of: dict[tuple[int, int], list[int]] = {(-1, 0): [0]}
+    siblings_of: dict[tuple[int, int], list[int]] = {}
+
+    def parent_entry(entry: tuple[int, int]) -> tuple[int, int]:
+        level, number = entry
+        return (-1, 0) if level == 0 else (level - 1, number // children[level - 1])
+
+    def parent_pages(entry: tuple[int, int]) -> list[int]:
+        """The pages of `entry`'s parent entry, else of its grandparent, …; none above the theme: the home
+        page links to theme pages only, as a LOS site's front page lists its themes."""
+        own_level = entry[0]
+        while (entry := parent_entry(entry)) != (-1, 0) and not pages_of.get(entry):
+            pass
+        return [] if entry == (-1, 0) and own_level != 0 else pages_of.get(entry, [])
+
+    parents: list[list[int]] = [[] for _ in range(n)]
+    total = sum(counts)
+    for k in range(1, n):
+        pick = rng.randrange(total)
+        level = 0 if pick < counts[0] else 1 if pick < counts[0] + counts[1] else 2
+        entry = (level, pick - sum(counts[:level]))
+        entries.append(entry)
+        family = siblings_of.get(parent_entry(entry))
+        prototype = (
+            rng.choice(family) if family and rng.random() < params.los_sibling_prototype else rng.randrange(k)
+        )
+        degree = min(k, rng.choices(range(1, params.max_degree + 1), cum_weights=degree_cum)[0])
+        chosen: list[int] = []
+        for i in range(degree):
+            if rng.random() < params.copy_probability and i < len(parents[prototype]):
+                source = parents[prototype][i]
+            elif rng.random() < params.same_topic_link and (above := parent_pages(entry)):
+                source = rng.choice(above)
+            else:
+                source = rng.randrange(k)
+            if source not in chosen:
+                chosen.append(source)
+        parents[k] = chosen
+        pages_of.setdefault(entry, []).append(k)
+        siblings_of.setdefault(parent_entry(entry), []).append(k)
+    taxonomy: list[tuple[int, int, int]] = []
+    texts = []
+    for level, number in entries:
+        path = [-1, -1, -1]
+        if level >= 0:
+            path[level] = number
+            for up in range(level, 0, -1):
+                path[up - 1] = path[up] // children[up - 1]
+        taxonomy.append((path[0], path[1], path[2]))
+        text = []
+        for _ in range(rng.randint(*params.text_length)):
+            roll = rng.random()
+            word = None
+            for depth, share in enumerate(params.los_level_shares):
+                if roll < share:
+                    own = min(depth, level)  # a level below the page's own gives its share to its own
+                    if own >= 0:
+                        words = level_words[own][path[own]]
+                        word = rng.choices(words, cum_weights=level_cum[own])[0]
+                    break
+                roll -= share
+            text.append(word or rng.choices(general, cum_weights=general_cum)[0])
+        texts.append(tuple(text))
+    vocabulary = general + [word for level in level_words for words in level for word in words]
+    out: list[list[int]] = [[] for _ in range(n)]
+    labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
+    for k in range(1, n):
+        for source in parents[k]:
+            out[source].append(k)
+            labels[source].append(_label(texts[k], vocabulary, params, rng))
+    return Graph(
+        texts=texts,
+        out=out,
+        labels=labels,
+        topics=[subtheme for _, subtheme, _ in taxonomy],
+        vocabulary=vocabulary,
+        taxonomy=taxonomy,
+        level_words=level_words,
+    )
 
 
 def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters, rng: random.Random):
