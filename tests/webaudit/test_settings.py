@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from webaudit.env import env_bool, env_int, env_networks
+from webaudit.env import env_bool, env_cache, env_int, env_networks
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,12 +29,22 @@ def test_booleans_accept_the_usual_spellings(monkeypatch, raw, expected):
         (lambda: env_int("WEBAUDIT_X", 1), "ten", "not a whole number"),
         (lambda: env_int("WEBAUDIT_X", 1, minimum=1), "0", "below its minimum"),
         (lambda: env_networks("WEBAUDIT_X"), "127.0.0.0/8,localhost", "not an IP network"),
+        (lambda: env_cache("WEBAUDIT_X"), "memcached://127.0.0.1:11211", "must be a redis:// URL"),
     ],
 )
 def test_a_malformed_value_is_rejected_not_guessed(monkeypatch, reader, raw, message):
     monkeypatch.setenv("WEBAUDIT_X", raw)
     with pytest.raises(ImproperlyConfigured, match=message):
         reader()
+
+
+def test_the_cache_is_in_memory_by_default_and_redis_when_given_a_url(monkeypatch):
+    monkeypatch.delenv("WEBAUDIT_X", raising=False)
+    assert env_cache("WEBAUDIT_X")["BACKEND"].endswith("LocMemCache")
+    monkeypatch.setenv("WEBAUDIT_X", "redis://127.0.0.1:6379/1")
+    assert env_cache("WEBAUDIT_X") == {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:6379/1"
+    }
 
 
 def run_manage(*arguments: str, **env: str) -> subprocess.CompletedProcess:
