@@ -1,15 +1,20 @@
 """The one HTTP client of webaudit: pooled GETs with a total timeout, size caps, every redirect
-hop recorded and the private-address guard on every connection.
+hop recorded and the private-address guard on every connection; and JSON POSTs (IndexNow) under the
+same guard, timeout and caps, sent once and never re-sent to a redirect's target.
 
 Nothing else in the project imports requests; everything fetches through Fetcher.
 """
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Callable
 from contextlib import closing
+from functools import partial
 from http.cookiejar import DefaultCookiePolicy
 from types import TracebackType
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -31,6 +36,7 @@ CHUNK_BYTES = 64 * 1024
 REDIRECT_BODY_BYTES = 64 * 1024
 
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
 def _accept_encoding() -> str:
@@ -39,7 +45,8 @@ def _accept_encoding() -> str:
 
 
 class Fetcher:
-    """Fetch URLs with GET under a FetchPolicy; one pooled session shared by all calling threads."""
+    """Fetch URLs with GET (or send one JSON POST) under a FetchPolicy; one pooled session shared by all
+    calling threads."""
 
     def __init__(self, policy: FetchPolicy | None = None) -> None:
         self.policy = policy or FetchPolicy()
@@ -75,6 +82,19 @@ class Fetcher:
 
     def fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
         """GET `url`, following redirects; report any failure in the result instead of raising."""
+        return self._exchange(url, max_bytes, self._follow)
+
+    def post_json(self, url: str, payload: object, *, max_bytes: int | None = None) -> FetchResult:
+        """POST `payload` as JSON to `url` once; report any failure in the result instead of raising.
+
+        A redirect answer is recorded as the one hop and reported as REDIRECT_NOT_FOLLOWED: re-sending a
+        POST to wherever an answer points is the caller's decision, not the client's.
+        """
+        return self._exchange(url, max_bytes, partial(self._post, body=json.dumps(payload).encode()))
+
+    def _exchange(
+        self, url: str, max_bytes: int | None, run: Callable[[FetchResult, Deadline, int], None]
+    ) -> FetchResult:
         started = time.monotonic()
         result = FetchResult(url=url, final_url=url, status=None)
         problem = url_problem(url)
@@ -84,7 +104,7 @@ class Fetcher:
             cap = self.policy.max_bytes if max_bytes is None else max_bytes
             with enforce(self.policy.timeout) as deadline:
                 try:
-                    self._follow(result, deadline, cap)
+                    run(result, deadline, cap)
                 except Exception as exc:  # A worker must never die of a bad page.
                     result.error_kind, result.error = self._describe(exc, result, deadline)
         result.retry_after = parse_retry_after(result.headers.get("retry-after"))
@@ -104,18 +124,11 @@ class Fetcher:
     def _follow(self, result: FetchResult, deadline: Deadline, cap: int) -> None:
         seen = {same_resource(result.url)}
         while True:
-            response = self._get(result.final_url, deadline)
+            response = self._send("GET", result.final_url, deadline)
             with closing(response):
-                if deadline.passed():
-                    # The watchdog cut the headers short; what was parsed of them is not an answer.
-                    raise TimeoutError("fetch deadline passed while reading the headers")
-                result.status = response.status_code
-                result.headers = {name.lower(): value for name, value in response.headers.items()}
+                self._take_headers(response, result, deadline)
                 target = self._session.get_redirect_target(response)
                 if not target:
-                    result.content_type, result.charset = parse_content_type(
-                        result.headers.get("content-type", "")
-                    )
                     self._read_final_body(response, result, deadline, cap)
                     return
                 location = urljoin(result.final_url, target)
@@ -144,15 +157,43 @@ class Fetcher:
             return ErrorKind.TOO_MANY_REDIRECTS, f"More than {self.policy.max_redirects} redirects"
         return None
 
-    def _get(self, url: str, deadline: Deadline) -> requests.Response:
+    def _post(self, result: FetchResult, deadline: Deadline, cap: int, body: bytes) -> None:
+        response = self._send(
+            "POST", result.url, deadline, data=body, headers={"Content-Type": JSON_CONTENT_TYPE}
+        )
+        with closing(response):
+            self._take_headers(response, result, deadline)
+            target = self._session.get_redirect_target(response)
+            if not target:
+                self._read_final_body(response, result, deadline, cap)
+                return
+            location = urljoin(result.url, target)
+            result.redirects.append(Hop(url=result.url, status=response.status_code, location=location))
+            result.error_kind = ErrorKind.REDIRECT_NOT_FOLLOWED.value
+            result.error = (
+                f"HTTP {response.status_code} redirect to {location} not followed: a POST is not re-sent"
+            )
+            self._discard_body(response, deadline)
+
+    def _send(self, method: str, url: str, deadline: Deadline, **kwargs: Any) -> requests.Response:
         remaining = deadline.remaining()
         if remaining <= 0:
             raise TimeoutError("fetch deadline passed before the request")
-        return self._session.get(url, stream=True, allow_redirects=False, timeout=(remaining, remaining))
+        return self._session.request(
+            method, url, stream=True, allow_redirects=False, timeout=(remaining, remaining), **kwargs
+        )
+
+    def _take_headers(self, response: requests.Response, result: FetchResult, deadline: Deadline) -> None:
+        if deadline.passed():
+            # The watchdog cut the headers short; what was parsed of them is not an answer.
+            raise TimeoutError("fetch deadline passed while reading the headers")
+        result.status = response.status_code
+        result.headers = {name.lower(): value for name, value in response.headers.items()}
 
     def _read_final_body(
         self, response: requests.Response, result: FetchResult, deadline: Deadline, cap: int
     ) -> None:
+        result.content_type, result.charset = parse_content_type(result.headers.get("content-type", ""))
         body = bytearray()
         try:
             if self._read_body(response, deadline, cap, body):

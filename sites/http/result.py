@@ -20,6 +20,8 @@ class ErrorKind(StrEnum):
     REDIRECT_LOOP = "redirect_loop"
     TOO_MANY_REDIRECTS = "too_many_redirects"
     BLOCKED_ADDRESS = "blocked_address"
+    # Only a POST meets it: the redirect answer is reported and its target never asked.
+    REDIRECT_NOT_FOLLOWED = "redirect_not_followed"
     # Malformed response, connection reset mid-body, bad chunking, undecodable content-encoding...
     PROTOCOL = "protocol"
 

@@ -118,6 +118,17 @@ def test_slow_drip_headers_are_cut_at_the_total_timeout(raw_server, fetcher):
     assert 900 <= result.elapsed_ms < 2000
 
 
+def test_post_to_a_server_that_never_answers_times_out_after_the_total_timeout(raw_server, fetcher):
+    url = raw_server(lambda conn, stop: stop.wait(10))
+    result = fetcher.post_json(url, {"urlList": ["https://www.example.org/"]})
+    assert (result.error_kind, result.error, result.status) == (
+        ErrorKind.TIMEOUT,
+        "Timed out after 1 s",
+        None,
+    )
+    assert 900 <= result.elapsed_ms < 2000
+
+
 def test_endless_chunked_body_is_cut_at_the_size_cap(raw_server, fetcher):
     def handler(conn: socket.socket, stop: threading.Event) -> None:
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\n\r\n")
