@@ -7,17 +7,25 @@ import hashlib
 import hmac
 import secrets
 import time
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.cache import cache
 
 from mwim.models import MwimSite
-from sites.http import Fetcher, FetchPolicy
+from sites.http import Fetcher, FetchPolicy, FetchResult
 
-# Announcements per job: IndexNow's GET form names one URL a request; past this the rest wait for the search
-# engine's own visit of the sitemap (whose ce:lastupd says what changed).
-MAX_ANNOUNCED = 100
+# URLs per request: IndexNow's POST form takes at most 10,000 (https://www.indexnow.org/documentation). The ce
+# job keeps at most that many changed URLs (extracts.MAX_CHANGED_KEPT), so a job is one request an endpoint; a
+# longer list goes in further batches, and an endpoint that refuses one batch is not sent the next.
+URLS_PER_REQUEST = 10_000
+# What IndexNow's error statuses mean (its documentation's table), said as what the owner can do about them.
+REFUSALS = {
+    400: "IndexNow found the request malformed",
+    403: "IndexNow rejected the key; publish {key_location} holding the key",
+    422: "IndexNow refused the URLs: they are not on {host}, or the key does not match the protocol's format",
+    429: "too many requests; IndexNow asks to slow down",
+}
 
 
 def _hash(token: str) -> str:
@@ -77,12 +85,15 @@ def indexnow_endpoints_clean(text: str) -> list[str]:
 
 
 def indexnow_announce(*, mwim_site: MwimSite, urls: list[str]) -> list[dict]:
-    """Tell each configured endpoint about each changed URL (IndexNow's GET form, through the project's HTTP
-    client); return one line per endpoint: how many were accepted, and the first error."""
-    key_location, _ = indexnow_key_file(mwim_site)
+    """Tell each configured endpoint about the changed URLs, one POST of up to URLS_PER_REQUEST each (IndexNow's
+    JSON form, through the project's HTTP client); return one line per endpoint: how many URLs were accepted
+    (answered 200 or 202), and why the endpoint's first refused batch was refused."""
+    key_location, key = indexnow_key_file(mwim_site)
+    host = urlsplit(mwim_site.site.url).hostname or ""
     policy = FetchPolicy(
         user_agent=settings.WEBAUDIT_USER_AGENT,
         timeout=settings.WEBAUDIT_FETCH_TIMEOUT,
+        # IndexNow answers with an empty or short body that nothing here reads.
         max_bytes=10_000,
         allowed_networks=tuple(settings.WEBAUDIT_ALLOWED_NETWORKS),
     )
@@ -90,13 +101,24 @@ def indexnow_announce(*, mwim_site: MwimSite, urls: list[str]) -> list[dict]:
     with Fetcher(policy) as fetcher:
         for endpoint in mwim_site.indexnow_endpoints:
             accepted, error = 0, ""
-            for url in urls[:MAX_ANNOUNCED]:
-                query = urlencode({"url": url, "key": mwim_site.indexnow_key, "keyLocation": key_location})
-                answer = fetcher.fetch(f"{endpoint}?{query}")
+            for start in range(0, len(urls), URLS_PER_REQUEST):
+                batch = urls[start : start + URLS_PER_REQUEST]
+                payload = {"host": host, "key": key, "keyLocation": key_location, "urlList": batch}
+                answer = fetcher.post_json(endpoint, payload)
+                # The status is what IndexNow answers; a body too large or cut short after it changes nothing.
                 if answer.status in (200, 202):
-                    accepted += 1
-                elif not error:
-                    error = answer.error or f"HTTP {answer.status}"
-            outcomes.append({"endpoint": endpoint, "announced": min(len(urls), MAX_ANNOUNCED),
-                             "accepted": accepted, "error": error})  # fmt: skip
+                    accepted += len(batch)
+                    continue
+                error = _refusal(answer, host=host, key_location=key_location)
+                break
+            outcomes.append(
+                {"endpoint": endpoint, "announced": len(urls), "accepted": accepted, "error": error}
+            )
     return outcomes
+
+
+def _refusal(answer: FetchResult, *, host: str, key_location: str) -> str:
+    if answer.error_kind:
+        return answer.error
+    reason = REFUSALS.get(answer.status or 0, "IndexNow did not accept the URLs")
+    return f"HTTP {answer.status}: {reason.format(host=host, key_location=key_location)}"

@@ -91,18 +91,20 @@ def test_dead_and_noindex_pages_are_not_listed():
 
 
 def test_changed_pages_are_announced_to_the_configured_indexnow_endpoints(httpserver):
-    httpserver.expect_request("/indexnow").respond_with_response(Response("", status=202))
+    httpserver.expect_request("/indexnow", method="POST").respond_with_response(Response("", status=202))
     mwim_site = make_mwim_site(indexnow_endpoints=[httpserver.url_for("/indexnow")])
-    job = run(make_crawl_with_pages(mwim_site.site, {A: "apples"}))
+    job = run(make_crawl_with_pages(mwim_site.site, {A: "apples", B: "bananas"}))
     assert job.result["indexnow"] == [
-        {"endpoint": httpserver.url_for("/indexnow"), "announced": 1, "accepted": 1, "error": ""}
+        {"endpoint": httpserver.url_for("/indexnow"), "announced": 2, "accepted": 2, "error": ""}
     ]
-    request = httpserver.log[0][0]
-    assert request.args["url"] == A and request.args["key"] == mwim_site.indexnow_key
-    assert (
-        request.args["keyLocation"]
-        == f"https://{mwim_site.site.url.split('/')[2]}/{mwim_site.indexnow_key}.txt"
-    )
+    [(request, _)] = httpserver.log
+    host = mwim_site.site.url.split("/")[2]
+    assert request.get_json() == {
+        "host": host,
+        "key": mwim_site.indexnow_key,
+        "keyLocation": f"https://{host}/{mwim_site.indexnow_key}.txt",
+        "urlList": [A, B],
+    }
 
 
 def test_no_endpoint_means_no_announcement(httpserver):
