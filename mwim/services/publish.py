@@ -149,9 +149,7 @@ def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dic
         entries.append(
             SitemapEntry(url, changed, f"{base_url}ce/{key}.ce", changed, f"sha256:{content_hash}")
         )
-    files = sitemap_files(
-        entries, part_url=lambda n: f"{base_url}sitemap-{n}.xml", max_urls=sitemap.MAX_URLS
-    )
+    files = sitemap_files(entries, part_url=lambda n: f"{base_url}sitemap-{n}.xml", max_urls=sitemap.MAX_URLS)
     for name, data in files.items():
         write_atomically(folder / name, data)
         write_atomically(folder / (name + ".gz"), gzipped(data))

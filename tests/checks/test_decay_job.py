@@ -230,7 +230,7 @@ def test_the_crawl_pages_table_gains_d_and_f_columns_once_a_decay_job_has_run(si
     assert rows[site_crawl.site.url + "a.html"] == [pytest.approx(d_a), pytest.approx(1.0)]
     assert rows["https://other.example/"] == [None, None]  # external: checked, not scored
     html = response.content.decode()
-    assert f"<td class=\"num\">{d_home:.3f}</td>" in html
+    assert f'<td class="num">{d_home:.3f}</td>' in html
 
 
 def test_the_dashboard_form_starts_a_decay_job_with_its_sigmas(site_crawl, client):

@@ -43,7 +43,8 @@ def test_the_cache_is_in_memory_by_default_and_redis_when_given_a_url(monkeypatc
     assert env_cache("WEBAUDIT_X")["BACKEND"].endswith("LocMemCache")
     monkeypatch.setenv("WEBAUDIT_X", "redis://127.0.0.1:6379/1")
     assert env_cache("WEBAUDIT_X") == {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:6379/1"
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:6379/1",
     }
 
 
