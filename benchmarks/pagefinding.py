@@ -8,6 +8,8 @@ and on the test bed's documentation sites.
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
         --params text_copy=0.5,prototype_link=1 --skip HMM,HMM2F   # a generator variant
     .venv/bin/python benchmarks/pagefinding.py --generator los_hierarchy --sizes 10000 --runs 60  # LOS as a taxonomy
+    .venv/bin/python benchmarks/pagefinding.py --sizes 10000 --runs 150 --only BESTFIRST --feedback 0  # the finder
+        # without relevance feedback (its weight before session 5), paired with the default on the same draws
 
 Every run draws one graph, one target and one query (seeded), and runs every algorithm on it (paired).
 """
@@ -29,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pagefinding_paper import PAPER  # noqa: E402
 
+from checks.pagefinding import finder  # noqa: E402
 from checks.pagefinding.algorithms import search  # noqa: E402
 from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
 
@@ -110,6 +113,14 @@ def run_generated(
             if (run + 1) % 10 == 0:
                 print(f"N={n}: {run + 1}/{runs} runs, {time.monotonic() - started:.0f} s", file=sys.stderr)
     return results
+
+
+def _all_but(wanted: set[str]) -> set[str]:
+    """The rows to skip so that only `wanted` (rows or algorithm names) run; nothing when none is named."""
+    if not wanted:
+        return set()
+    rows = THRESHOLD_FREE + CLASSIFIERS + WITH_THRESHOLD
+    return {row for row, name, _ in rows if row not in wanted and name not in wanted}
 
 
 def trail(sizes: list[int], runs: int, seed: str, overrides: dict) -> str:
@@ -332,6 +343,13 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=150, help="runs per cell (the paper's 150)")
     parser.add_argument("--thresholds", default="0.25,0.75")
     parser.add_argument("--skip", default="", help="rows or algorithms to leave out, comma-separated")
+    parser.add_argument("--only", default="", help="run only these rows or algorithms, comma-separated")
+    parser.add_argument(
+        "--feedback",
+        type=float,
+        default=finder.FEEDBACK,
+        help=f"BESTFIRST's relevance-feedback weight (default {finder.FEEDBACK}; 0 is the finder without it)",
+    )
     parser.add_argument("--seed", default="1")
     parser.add_argument("--params", default="", help="generator overrides, e.g. text_copy=0.5,sections=true")
     parser.add_argument(
@@ -352,6 +370,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     overrides = {**GENERATORS[args.generator], **parse_params(args.params)}
+    finder.FEEDBACK = args.feedback
     started = time.monotonic()
     if args.trail:
         sizes = [int(n) for n in args.sizes.split(",")]
@@ -379,7 +398,7 @@ def main() -> None:
             args.runs,
             thresholds,
             args.seed,
-            set(filter(None, args.skip.split(","))),
+            set(filter(None, args.skip.split(","))) | _all_but(set(filter(None, args.only.split(",")))),
             overrides,
         )
         print(table(results, sizes, thresholds))

@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from checks.pagefinding import finder
 from checks.pagefinding.algorithms import ALGORITHMS, algorithm_named, search
 from checks.pagefinding.automata import Sheep
 
@@ -152,6 +153,42 @@ def test_best_first_prefers_the_child_of_a_relevant_page_when_labels_say_nothing
     result = run(env, "BESTFIRST")
     assert result.found == 3
     assert not env.downloaded(4)
+
+
+def feedback_site():
+    """The start links to a page on tax (1), then to two pages whose links name nothing of the query: parks
+    (2) first, then revenue assessment (3), which leads to the tax form (4). Page 1 says that "revenue" and
+    "assessment" are words of the query's topic."""
+    return site(
+        {
+            0: [(1, "tax office"), (2, "parks picnic"), (3, "revenue assessment")],
+            2: [(5, "playground")],
+            3: [(4, "assessment form")],
+        },
+        {
+            0: "welcome town hall",
+            1: "tax revenue assessment",
+            2: "parks picnic",
+            3: "revenue assessment",
+            4: "tax form income",
+        },
+    )
+
+
+def test_best_first_learns_the_query_topic_from_pages_read_and_follows_links_that_speak_of_it():
+    env = feedback_site()
+    result = run(env, "BESTFIRST")
+    assert result.found == 4
+    assert [entry.node for entry in result.log] == [0, 1, 3, 4]
+    assert not env.downloaded(2)
+
+
+def test_without_relevance_feedback_links_that_say_nothing_of_the_query_are_taken_in_page_order(monkeypatch):
+    monkeypatch.setattr(finder, "FEEDBACK", 0.0)
+    env = feedback_site()
+    result = run(env, "BESTFIRST")
+    assert result.found == 4
+    assert env.downloaded(2)
 
 
 def test_an_exhausted_budget_finds_nothing():
