@@ -6,8 +6,6 @@ and cancelling are POST forms with CSRF, open to the site's owner (and superuser
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -16,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from checks.jobs import JobInputError, job_cancel, job_kind, job_start
+from checks.jobs import JobInputError, job_cancel, job_kind, job_report_json, job_start
 from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
 from sites.models import Crawl, Site
@@ -82,8 +80,7 @@ def job_report(request: HttpRequest, job_id: int) -> HttpResponse:
     job = _visible_job(request, job_id)
     if job.status != AnalysisJob.Status.FINISHED:
         raise Http404("The job has not finished; it has no report yet.")
-    body = json.dumps(job_kind(job.kind).report(job), indent=1, ensure_ascii=False)
-    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    response = HttpResponse(job_report_json(job=job), content_type="application/json; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{job.kind}-job-{job.pk}.json"'
     return response
 

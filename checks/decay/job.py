@@ -18,6 +18,7 @@ from checks.decay.services import (
     decay_exact,
     fix_targets,
     scored_nodes,
+    walked_pages,
 )
 from checks.decay.solver import Kind, decay_solve
 from checks.decay.walks import MappingGraph, Node, Walker, WalksStopped
@@ -178,18 +179,7 @@ def _walk_step(ctx: JobContext) -> bool:
                 )
             except WalksStopped:
                 return False  # the job was cancelled: progress() below would raise JobStopped anyway
-            pages = [
-                PageDecay(
-                    url=graph.urls[i],
-                    page_id=graph.page_ids[i],
-                    decay={sigma: estimate.decay(sigma) for sigma in sigmas},
-                    error_bound=estimate.error_bound,
-                    dead_link_fraction=_fraction(primary.dead_fraction[i]),
-                    path=[str(url) for url in estimate.example_path],
-                    dead_ends=[(str(u), count / walks) for u, count in estimate.dead_ends.most_common(5)],
-                )
-                for i, estimate in zip(chunk, estimates, strict=True)
-            ]
+            pages = walked_pages(graph, chunk, estimates, sigmas=sigmas, walks=walks, primary=primary)
             fresh = getattr(source, "fetched", {})
             with transaction.atomic():
                 DecayScore.objects.bulk_create(_score_rows(job, pages, sigmas), batch_size=2000)
@@ -232,10 +222,6 @@ def _cancelled(job: AnalysisJob):
         return not AnalysisJob.objects.filter(pk=job.pk, status__in=AnalysisJob.ACTIVE).exists()
 
     return check
-
-
-def _fraction(value: float) -> float | None:
-    return None if np.isnan(value) else float(value)
 
 
 def _walk_finish(ctx: JobContext, graph: CrawlGraph, primary) -> bool:

@@ -13,6 +13,7 @@ from django.conf import settings
 from checks.decay.graph import CrawlGraph, crawl_graph
 from checks.decay.live import LiveGraph
 from checks.decay.solver import (
+    DecaySolution,
     Kind,
     decay_solve,
     equation_one_residual,
@@ -20,7 +21,7 @@ from checks.decay.solver import (
     path_from,
     paths_to_death,
 )
-from checks.decay.walks import DEAD, LIVE, MappingGraph, Walker
+from checks.decay.walks import DEAD, LIVE, MappingGraph, Walker, WalkEstimate
 from sites.crawler.config import CrawlConfig
 from sites.crawler.urls import normalize_url
 from sites.models import Crawl
@@ -93,6 +94,30 @@ class DecayResult:
 
 def _fraction(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
+
+
+def walked_pages(
+    graph: CrawlGraph,
+    nodes: np.ndarray,
+    estimates: list[WalkEstimate],
+    *,
+    sigmas: list[float],
+    walks: int,
+    primary: DecaySolution,
+) -> list[PageDecay]:
+    """Each node's decay from its walks' estimate, beside the dead-link fraction of the exact chain `primary`."""
+    return [
+        PageDecay(
+            url=graph.urls[i],
+            page_id=graph.page_ids[i],
+            decay={sigma: estimate.decay(sigma) for sigma in sigmas},
+            error_bound=estimate.error_bound,
+            dead_link_fraction=_fraction(primary.dead_fraction[i]),
+            path=[str(url) for url in estimate.example_path],
+            dead_ends=[(str(url), count / walks) for url, count in estimate.dead_ends.most_common(TOP_LINKS)],
+        )
+        for i, estimate in zip(nodes, estimates, strict=True)
+    ]
 
 
 def scored_nodes(graph: CrawlGraph) -> np.ndarray:
@@ -213,18 +238,7 @@ def decay_walk(
         if live:
             source.close()
     primary = decay_solve(graph.decay_graph, sigma=sigmas[0])
-    pages = [
-        PageDecay(
-            url=graph.urls[i],
-            page_id=graph.page_ids[i],
-            decay={sigma: estimate.decay(sigma) for sigma in sigmas},
-            error_bound=estimate.error_bound,
-            dead_link_fraction=_fraction(primary.dead_fraction[i]),
-            path=[str(url) for url in estimate.example_path],
-            dead_ends=[(str(url), count / walks) for url, count in estimate.dead_ends.most_common(TOP_LINKS)],
-        )
-        for i, estimate in zip(scored, estimates, strict=True)
-    ]
+    pages = walked_pages(graph, scored, estimates, sigmas=sigmas, walks=walks, primary=primary)
     return DecayResult(
         method="walk",
         sigmas=sigmas,

@@ -2,7 +2,15 @@
 
 from checks.jobs.context import JobContext, JobError, JobInputError, JobStopped
 from checks.jobs.kinds import JobKind, job_kind, job_kinds
-from checks.jobs.services import job_cancel, job_follow, job_run, job_start, job_step, jobs_resume_stalled
+from checks.jobs.services import (
+    job_cancel,
+    job_follow,
+    job_report_json,
+    job_run,
+    job_start,
+    job_step,
+    jobs_resume_stalled,
+)
 
 __all__ = [
     "JobContext",
@@ -14,6 +22,7 @@ __all__ = [
     "job_follow",
     "job_kind",
     "job_kinds",
+    "job_report_json",
     "job_run",
     "job_start",
     "job_step",

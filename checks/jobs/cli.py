@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import tempfile
@@ -13,8 +12,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from checks.jobs.context import JobInputError
-from checks.jobs.kinds import job_kind
-from checks.jobs.services import job_cancel, job_enqueue, job_follow, job_run
+from checks.jobs.services import job_cancel, job_enqueue, job_follow, job_report_json, job_run
 from checks.models import AnalysisJob
 from sites.models import Crawl
 
@@ -105,9 +103,6 @@ class JobCommand(BaseCommand):
         """Validate the arguments (raise bad_input or JobInputError) and create the job with enqueue=False."""
         raise NotImplementedError
 
-    def report(self, job: AnalysisJob) -> dict:
-        return job_kind(job.kind).report(job)
-
     def summary(self, job: AnalysisJob) -> str:
         """The line written to stderr when the job has ended."""
         return f"{job}: {job.status}" + (f": {job.error}" if job.error else "")
@@ -142,7 +137,7 @@ class JobCommand(BaseCommand):
             raise CommandError(f"{job} cancelled") from None
         progress.close()
         if destination is not None and job.status == AnalysisJob.Status.FINISHED:
-            text = json.dumps(self.report(job), indent=1, ensure_ascii=False) + "\n"
+            text = job_report_json(job=job)
             if destination == "-":
                 self.stdout.write(text, ending="")
             else:

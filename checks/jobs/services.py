@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 import uuid
@@ -182,3 +183,9 @@ def job_follow(
         if not job.is_active:
             return job
         time.sleep(poll_seconds)
+
+
+def job_report_json(*, job: AnalysisJob) -> str:
+    """The kind's report of a finished job as JSON text: what `--json` writes and what the dashboard offers
+    for download, the same bytes."""
+    return json.dumps(job_kind(job.kind).report(job), indent=1, ensure_ascii=False) + "\n"

@@ -197,12 +197,7 @@ def generate(params: GraphParameters, rng: random.Random) -> Graph:
     vocabulary = general + [word for words in topic_lists for word in words]
     if params.subtopics:
         vocabulary += [word for words in sub_lists for word in words]
-    out: list[list[int]] = [[] for _ in range(n)]
-    labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
-    for k in range(1, n):
-        for source in parents[k]:
-            out[source].append(k)
-            labels[source].append(_label(texts[k], vocabulary, params, rng))
+    out, labels = _links(parents, texts, vocabulary, params, rng)
     return Graph(texts=texts, out=out, labels=labels, topics=topics, vocabulary=vocabulary)
 
 
@@ -288,12 +283,7 @@ def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
             text.append(word or rng.choices(general, cum_weights=general_cum)[0])
         texts.append(tuple(text))
     vocabulary = general + [word for level in level_words for words in level for word in words]
-    out: list[list[int]] = [[] for _ in range(n)]
-    labels: list[list[tuple[str, ...]]] = [[] for _ in range(n)]
-    for k in range(1, n):
-        for source in parents[k]:
-            out[source].append(k)
-            labels[source].append(_label(texts[k], vocabulary, params, rng))
+    out, labels = _links(parents, texts, vocabulary, params, rng)
     return Graph(
         texts=texts,
         out=out,
@@ -303,6 +293,23 @@ def _generate_los(params: GraphParameters, rng: random.Random) -> Graph:
         taxonomy=taxonomy,
         level_words=level_words,
     )
+
+
+def _links(
+    parents: list[list[int]],
+    texts: list[tuple[str, ...]],
+    vocabulary: list[str],
+    params: GraphParameters,
+    rng: random.Random,
+) -> tuple[list[list[int]], list[list[tuple[str, ...]]]]:
+    """Every node's out-links (to the nodes that chose it as a parent) and each link's anchor text."""
+    out: list[list[int]] = [[] for _ in parents]
+    labels: list[list[tuple[str, ...]]] = [[] for _ in parents]
+    for k in range(1, len(parents)):
+        for source in parents[k]:
+            out[source].append(k)
+            labels[source].append(_label(texts[k], vocabulary, params, rng))
+    return out, labels
 
 
 def _label(text: tuple[str, ...], vocabulary: list[str], params: GraphParameters, rng: random.Random):

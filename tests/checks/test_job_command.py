@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from checks.jobs import job_start
+from checks.jobs import job_report_json, job_start
 from checks.jobs.cli import JobCommand, crawl_for_analysis
 from checks.models import AnalysisJob
 from sites.models import Crawl
@@ -45,6 +45,7 @@ def crawl(pagecount_kind):
 def test_the_report_goes_to_standard_output_with_json_dash(crawl):
     out, err = run(str(crawl.pk), "--json", "-", "--quiet")
     assert json.loads(out) == {"crawl": crawl.pk, "pages": 3, "chunks": 2}
+    assert out == job_report_json(job=AnalysisJob.objects.get())  # what the dashboard's download gives
     assert "finished" in err
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 from django.urls import reverse
 
-from checks.jobs import job_run, job_start
+from checks.jobs import job_report_json, job_run, job_start
 from checks.models import AnalysisJob
 from sites.models import Crawl
 from tests.sites.factories import body, make_crawl, make_page, make_site, make_user
@@ -122,6 +122,8 @@ def test_the_result_downloads_as_json_once_finished(signed_in, crawl, pagecount_
     response = signed_in.get(reverse("checks:job-report", args=[job.pk]))
     assert response["Content-Type"].startswith("application/json")
     assert json.loads(response.content) == {"crawl": crawl.pk, "pages": 3, "chunks": 2}
+    # The same bytes as the command line's --json (tests/checks/test_job_command.py).
+    assert response.content.decode() == job_report_json(job=job)
 
 
 def test_the_crawl_page_lists_its_jobs(signed_in, crawl, pagecount_kind):

@@ -1,10 +1,18 @@
-"""What the outage tests share: waiting with a deadline, and comparing a crawl that lived through an outage with
-an uninterrupted one."""
+"""What the outage tests share: webaudit's environment in a folder of its own, stopping its workers, waiting with
+a deadline, and comparing a crawl that lived through an outage with an uninterrupted one (the generated site they
+crawl is tests/sites/conftest.py's `generated_site_url`)."""
 
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+# Pages of the generated site: enough that an outage after 60 falls in the middle of the crawl.
+PAGES = 300
 
 # The issue's bound: a crawl goes on within 60 s of the service's return.
 RESUME_WITHIN_SECONDS = 60
@@ -23,6 +31,40 @@ LEASE_ENV = {
     "WEBAUDIT_CRAWL_LEASE_SECONDS": str(LEASE_SECONDS),
     "WEBAUDIT_RESUME_CHECK_SECONDS": str(RESUME_CHECK_SECONDS),
 }
+
+
+def deployment_env(folder: Path, **settings: str) -> dict[str, str]:
+    """The environment of manage.py and workers running webaudit in `folder`: none of this test run's own
+    settings (WEBAUDIT_*, its database and broker), the local generated site allowed, 5-s steps, one page
+    reader and the tests' lease; `settings` on top."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith("WEBAUDIT_") and key not in ("DATABASE_URL", "CELERY_BROKER_URL")
+    }
+    env.update(
+        DJANGO_SETTINGS_MODULE="webaudit.settings",
+        WEBAUDIT_VAR_DIR=str(folder),
+        WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
+        WEBAUDIT_CRAWL_CHECK_EXTERNAL="0",
+        WEBAUDIT_CRAWL_STEP_SECONDS="5",
+        **LEASE_ENV,
+        WEBAUDIT_PAGE_READERS="1",
+        **settings,
+    )
+    return env
+
+
+def workers_stop(workers: list[subprocess.Popen]) -> None:
+    """SIGTERM to each running worker's process group (started with start_new_session), SIGKILL after 30 s."""
+    for worker in workers:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
 
 
 def wait_for(condition, timeout: float, what: str, poll: float = 0.2) -> float:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -25,11 +24,18 @@ import psycopg
 import pytest
 import redis as redis_client
 
-from benchmarks.generated import generate, served
 from sites.management.commands.serve import celery_worker_command
 from tests.conftest import unavailable
-from tests.private_services import PrivatePostgres, PrivateRedis, free_port
-from tests.sites.outages import LEASE_ENV, RESUMED_WITHIN, assert_same_crawl, wait_for
+from tests.private_services import PrivatePostgres, PrivateRedis
+from tests.sites.outages import (
+    PAGES,
+    REPO,
+    RESUMED_WITHIN,
+    assert_same_crawl,
+    deployment_env,
+    wait_for,
+    workers_stop,
+)
 
 pytestmark = [
     pytest.mark.worker,
@@ -40,27 +46,13 @@ pytestmark = [
     ),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
-PAGES = 300
-
 
 class Deployment:
     """webaudit on the private servers: manage.py commands, a worker, and SQL to watch the crawl."""
 
     def __init__(self, folder: Path, redis: PrivateRedis, postgres: PrivatePostgres) -> None:
         self.folder, self.redis, self.postgres = folder, redis, postgres
-        self.env = {key: value for key, value in os.environ.items() if not key.startswith("WEBAUDIT_")}
-        self.env.update(
-            DJANGO_SETTINGS_MODULE="webaudit.settings",
-            DATABASE_URL=postgres.url,
-            CELERY_BROKER_URL=redis.url,
-            WEBAUDIT_VAR_DIR=str(folder),
-            WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
-            WEBAUDIT_CRAWL_CHECK_EXTERNAL="0",
-            WEBAUDIT_CRAWL_STEP_SECONDS="5",
-            **LEASE_ENV,
-            WEBAUDIT_PAGE_READERS="1",
-        )
+        self.env = deployment_env(folder, DATABASE_URL=postgres.url, CELERY_BROKER_URL=redis.url)
         self.workers: list[subprocess.Popen] = []
         self.log = folder / "worker.log"  # each test points it at a file of its own
 
@@ -112,24 +104,8 @@ class Deployment:
         return row and row[0]
 
     def stop_workers(self) -> None:
-        for worker in self.workers:
-            if worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGTERM)
-                try:
-                    worker.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(worker.pid, signal.SIGKILL)
-                    worker.wait()
+        workers_stop(self.workers)
         self.workers.clear()
-
-
-@pytest.fixture(scope="module")
-def site_url():
-    """A generated site (benchmarks/generated.py) on an nginx of its own: every page answers."""
-    if shutil.which("nginx") is None:
-        unavailable("nginx is missing: the outage tests serve a generated site with it")
-    with served(generate(PAGES), port=free_port()) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")
@@ -153,11 +129,11 @@ def servers(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def reference(servers, site_url) -> dict:
+def reference(servers, generated_site_url) -> dict:
     """The report of an uninterrupted crawl of the site (in-process, no politeness delay: it is the yardstick,
     not the subject)."""
     report = servers.folder / "reference.json"
-    crawled = servers.manage("audit", site_url, "--json", str(report), "--quiet", "--delay", "0")
+    crawled = servers.manage("audit", generated_site_url, "--json", str(report), "--quiet", "--delay", "0")
     assert crawled.returncode == 0, crawled.stderr
     return json.loads(report.read_text())
 
@@ -221,7 +197,9 @@ def resumed_within(deploy: Deployment, crawl_id: int, done_before: int) -> float
     return waited
 
 
-def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, site_url, reference, tmp_path):
+def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(
+    deployment, generated_site_url, reference, tmp_path
+):
     waited = {}
 
     def restart_redis(deploy: Deployment, crawl_id: int) -> None:
@@ -236,7 +214,7 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, si
     # unacknowledged), the other waits for work (a BRPOP pending). That is the state in which a worker with
     # Celery's remote control (or gossip) exited on the connection loss with "'NoneType' object has no
     # attribute 'hostname'" (docs/operations.md); with one process it never happened.
-    interrupted, _ = interrupted_crawl(deployment, site_url, tmp_path, restart_redis, concurrency=2)
+    interrupted, _ = interrupted_crawl(deployment, generated_site_url, tmp_path, restart_redis, concurrency=2)
     assert_same_crawl(reference, interrupted, PAGES)
     assert waited["seconds"] <= RESUMED_WITHIN, waited
     log = deployment.worker_log(tail=10**7)
@@ -247,7 +225,7 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(deployment, si
 
 
 def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(
-    deployment, site_url, reference, tmp_path
+    deployment, generated_site_url, reference, tmp_path
 ):
     waited = {}
 
@@ -258,7 +236,7 @@ def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(
         done = deploy.pages_done(crawl_id)
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
-    interrupted, said = interrupted_crawl(deployment, site_url, tmp_path, restart_postgres)
+    interrupted, said = interrupted_crawl(deployment, generated_site_url, tmp_path, restart_postgres)
     assert_same_crawl(reference, interrupted, PAGES)
     assert waited["seconds"] <= RESUMED_WITHIN, waited
     assert deployment.workers[0].poll() is None, "the worker exited:\n" + deployment.worker_log()
@@ -267,7 +245,7 @@ def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(
 
 
 def test_a_crawl_survives_its_worker_killed_during_a_database_write(
-    deployment, site_url, reference, tmp_path
+    deployment, generated_site_url, reference, tmp_path
 ):
     waited = {}
 
@@ -292,6 +270,6 @@ def test_a_crawl_survives_its_worker_killed_during_a_database_write(
         deploy.start_worker()
         waited["seconds"] = resumed_within(deploy, crawl_id, done)
 
-    interrupted, _ = interrupted_crawl(deployment, site_url, tmp_path, kill_during_write)
+    interrupted, _ = interrupted_crawl(deployment, generated_site_url, tmp_path, kill_during_write)
     assert_same_crawl(reference, interrupted, PAGES)
     assert waited["seconds"] <= RESUMED_WITHIN, waited

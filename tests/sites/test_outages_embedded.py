@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import sqlite3
 import subprocess
@@ -23,11 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.generated import generate, served
 from sites.management.commands.serve import celery_worker_command
-from tests.conftest import unavailable
-from tests.private_services import free_port
-from tests.sites.outages import LEASE_ENV, RESUMED_WITHIN, assert_same_crawl, wait_for
+from tests.sites.outages import (
+    PAGES,
+    REPO,
+    RESUMED_WITHIN,
+    assert_same_crawl,
+    deployment_env,
+    wait_for,
+    workers_stop,
+)
 
 pytestmark = [
     pytest.mark.worker,
@@ -38,37 +42,13 @@ pytestmark = [
     ),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
-PAGES = 300
-
-
-@pytest.fixture
-def site_url():
-    if shutil.which("nginx") is None:
-        unavailable("nginx is missing: the outage tests serve a generated site with it")
-    with served(generate(PAGES), port=free_port()) as url:
-        yield url
-
 
 class Embedded:
     """webaudit as `scripts/run` runs it, in a folder of its own: manage.py commands, workers, the database."""
 
     def __init__(self, folder: Path) -> None:
         self.folder, self.database = folder, folder / "webaudit.sqlite3"
-        self.env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith("WEBAUDIT_") and key not in ("DATABASE_URL", "CELERY_BROKER_URL")
-        }
-        self.env.update(
-            DJANGO_SETTINGS_MODULE="webaudit.settings",
-            WEBAUDIT_VAR_DIR=str(folder),  # the database file and the broker's folder
-            WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
-            WEBAUDIT_CRAWL_CHECK_EXTERNAL="0",
-            WEBAUDIT_CRAWL_STEP_SECONDS="5",
-            **LEASE_ENV,
-            WEBAUDIT_PAGE_READERS="1",
-        )
+        self.env = deployment_env(folder)  # the folder holds the database file and the broker's folder
         self.workers: list[subprocess.Popen] = []
 
     def manage(self, *args: str) -> subprocess.CompletedProcess:
@@ -106,14 +86,7 @@ class Embedded:
         ]
 
     def stop_workers(self) -> None:
-        for worker in self.workers:
-            if worker.poll() is None:
-                os.killpg(worker.pid, signal.SIGTERM)
-                try:
-                    worker.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    os.killpg(worker.pid, signal.SIGKILL)
-                    worker.wait()
+        workers_stop(self.workers)
 
 
 @pytest.fixture
@@ -146,17 +119,19 @@ def someone_writes(database: Path) -> bool:
 
 
 def test_a_crawl_on_the_embedded_setup_survives_its_worker_killed_during_a_write(
-    embedded, site_url, tmp_path
+    embedded, generated_site_url, tmp_path
 ):
     reference_report = tmp_path / "reference.json"
-    crawled = embedded.manage("audit", site_url, "--json", str(reference_report), "--quiet", "--delay", "0")
+    crawled = embedded.manage(
+        "audit", generated_site_url, "--json", str(reference_report), "--quiet", "--delay", "0"
+    )
     assert crawled.returncode == 0, crawled.stderr
     reference = json.loads(reference_report.read_text())
 
     first = embedded.start_worker()
     report = tmp_path / "interrupted.json"
     following = subprocess.Popen(
-        [sys.executable, "manage.py", "audit", site_url, "--worker", "--json", str(report)]
+        [sys.executable, "manage.py", "audit", generated_site_url, "--worker", "--json", str(report)]
         + ["--concurrency", "1", "--delay", "0.03"],  # slow enough that the kill falls mid-crawl
         cwd=REPO,
         env=embedded.env,
@@ -194,12 +169,12 @@ def test_a_crawl_on_the_embedded_setup_survives_its_worker_killed_during_a_write
 
 
 def test_audit_following_a_worker_on_the_embedded_setup_stops_on_sigterm_and_the_worker_stops_too(
-    embedded, site_url, tmp_path
+    embedded, generated_site_url, tmp_path
 ):
     embedded.start_worker()
     report = tmp_path / "stopped.json"
     following = subprocess.Popen(
-        [sys.executable, "manage.py", "audit", site_url, "--worker", "--json", str(report)]
+        [sys.executable, "manage.py", "audit", generated_site_url, "--worker", "--json", str(report)]
         + ["--concurrency", "1", "--delay", "0.03"],
         cwd=REPO,
         env=embedded.env,
