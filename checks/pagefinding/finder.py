@@ -35,12 +35,13 @@ MIN_PATIENCE = 10
 UNSURE_PATIENCE = 25
 # A page linked from several seen pages is likelier a hub; no bonus measured best on generated graphs.
 HUB_BONUS = 0.0
-# Relevance feedback: the words of the pages read, each page weighted by the square of the query terms it
-# holds, against the words of every page read, tell which words go with the query's topic; a link whose text
-# holds such words gains FEEDBACK times their mean log-ratio. Benchmark seeds (BESTFIRST without -> with):
-# N = 10,000 0.08 -> 0.18 accuracy (60 runs), N = 1000 0.41 -> 0.41 with 106 -> 116 downloads (150), the
-# test bed 0.93 -> 0.94, median 8 (docs/benchmarks.md). SMOOTHING is the relevance model's Dirichlet prior.
-FEEDBACK = 0.3
+# Relevance feedback (off: measured, no gain): the words of the pages read, each page weighted by the square
+# of the query terms it holds, against the words of every page read, tell which words go with the query's
+# topic; a link whose text holds such words gains FEEDBACK times their mean log-ratio. With 0.3, paired on the
+# benchmark's seeds: N = 10,000 0.10 -> 0.11 accuracy with 138 -> 149 downloads (150 runs; 0.08 -> 0.18 on the
+# first 60 was noise), N = 1000 0.41 -> 0.41 with 106 -> 116, N = 100 0.83 -> 0.84, the test bed 0.93 -> 0.94
+# (docs/benchmarks.md). `benchmarks/pagefinding.py --feedback 0.3` runs it. SMOOTHING: its Dirichlet prior.
+FEEDBACK = 0.0
 SMOOTHING = 50.0
 # An HTML index or site map lists the site's pages with their titles: one download that shows many links.
 INDEX_LABELS = frozenset(terms("index site map sitemap contents"))
@@ -166,7 +167,7 @@ class BestFirst:
             + INHERIT * candidate.inherited
             + HUB_BONUS * math.log(candidate.in_links)
             + (INDEX_BONUS if candidate.index_page else 0.0)
-            + FEEDBACK * self.topicality_of_link(candidate)
+            + (FEEDBACK * self.topicality_of_link(candidate) if FEEDBACK else 0.0)
             - DEPTH_PENALTY * candidate.depth
         )
 
@@ -203,7 +204,8 @@ class BestFirst:
             self.relevance[node] = 0.0
             return
         self._count(page.term_set)
-        self._learn(page)
+        if FEEDBACK:
+            self._learn(page)
         if page.title_terms:
             self.titles += 1
             self.title_df.update(frozenset(page.title_terms))
