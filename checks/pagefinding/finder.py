@@ -39,7 +39,7 @@ HUB_BONUS = 0.0
 # of the query terms it holds, against the words of every page read, tell which words go with the query's
 # topic; a link whose text holds such words gains FEEDBACK times their mean log-ratio. With 0.3, paired on the
 # benchmark's seeds: N = 10,000 0.10 -> 0.11 accuracy with 138 -> 149 downloads (150 runs; 0.08 -> 0.18 on the
-# first 60 was noise), N = 1000 0.41 -> 0.41 with 106 -> 116, N = 100 0.83 -> 0.84, the test bed 0.93 -> 0.94
+# first 60 was noise), N = 1000 0.41 -> 0.41 with 106 -> 116, N = 100 0.83 -> 0.84 (41 -> 42), the test bed 0.93 -> 0.94
 # (docs/benchmarks.md). `benchmarks/pagefinding.py --feedback 0.3` runs it. SMOOTHING: its Dirichlet prior.
 FEEDBACK = 0.0
 SMOOTHING = 50.0
