@@ -26,6 +26,9 @@ REFUSALS = {
     422: "IndexNow refused the URLs: they are not on {host}, or the key does not match the protocol's format",
     429: "too many requests; IndexNow asks to slow down",
 }
+# A 429 with a Retry-After up to this many seconds is asked once more after it; a longer wait is left to the
+# next job (the worker is not held that long), and the reason says how long the endpoint asked for.
+MAX_RETRY_WAIT = 30.0
 
 
 def _hash(token: str) -> str:
@@ -105,6 +108,10 @@ def indexnow_announce(*, mwim_site: MwimSite, urls: list[str]) -> list[dict]:
                 batch = urls[start : start + URLS_PER_REQUEST]
                 payload = {"host": host, "key": key, "keyLocation": key_location, "urlList": batch}
                 answer = fetcher.post_json(endpoint, payload)
+                if answer.status == 429 and answer.retry_after is not None:
+                    if answer.retry_after <= MAX_RETRY_WAIT:
+                        time.sleep(answer.retry_after)
+                        answer = fetcher.post_json(endpoint, payload)
                 # The status is what IndexNow answers; a body too large or cut short after it changes nothing.
                 if answer.status in (200, 202):
                     accepted += len(batch)
@@ -121,4 +128,5 @@ def _refusal(answer: FetchResult, *, host: str, key_location: str) -> str:
     if answer.error_kind:
         return answer.error
     reason = REFUSALS.get(answer.status or 0, "IndexNow did not accept the URLs")
-    return f"HTTP {answer.status}: {reason.format(host=host, key_location=key_location)}"
+    wait = f" (Retry-After: {answer.retry_after:g} s)" if answer.retry_after is not None else ""
+    return f"HTTP {answer.status}: {reason.format(host=host, key_location=key_location)}{wait}"
