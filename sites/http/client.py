@@ -124,18 +124,10 @@ class Fetcher:
     def _follow(self, result: FetchResult, deadline: Deadline, cap: int) -> None:
         seen = {same_resource(result.url)}
         while True:
-            response = self._send("GET", result.final_url, deadline)
-            with closing(response):
-                self._take_headers(response, result, deadline)
-                target = self._session.get_redirect_target(response)
-                if not target:
-                    self._read_final_body(response, result, deadline, cap)
-                    return
-                location = urljoin(result.final_url, target)
-                result.redirects.append(
-                    Hop(url=result.final_url, status=response.status_code, location=location)
-                )
-                self._discard_body(response, deadline)
+            with closing(self._send("GET", result.final_url, deadline)) as response:
+                location = self._take_answer(response, result.final_url, result, deadline, cap)
+            if location is None:
+                return
             problem = self._chain_problem(result, location, seen)
             if problem is not None:
                 result.error_kind, result.error = problem[0].value, problem[1]
@@ -162,18 +154,25 @@ class Fetcher:
             "POST", result.url, deadline, data=body, headers={"Content-Type": JSON_CONTENT_TYPE}
         )
         with closing(response):
-            self._take_headers(response, result, deadline)
-            target = self._session.get_redirect_target(response)
-            if not target:
-                self._read_final_body(response, result, deadline, cap)
-                return
-            location = urljoin(result.url, target)
-            result.redirects.append(Hop(url=result.url, status=response.status_code, location=location))
+            location = self._take_answer(response, result.url, result, deadline, cap)
+        if location is not None:
             result.error_kind = ErrorKind.REDIRECT_NOT_FOLLOWED.value
-            result.error = (
-                f"HTTP {response.status_code} redirect to {location} not followed: a POST is not re-sent"
-            )
-            self._discard_body(response, deadline)
+            result.error = f"HTTP {result.status} redirect to {location} not followed: a POST is not re-sent"
+
+    def _take_answer(
+        self, response: requests.Response, url: str, result: FetchResult, deadline: Deadline, cap: int
+    ) -> str | None:
+        """Read an answer into `result`: the final one's body, or, for a redirect, the hop it makes (its body
+        read off so the connection can be reused); return where a redirect points, None for a final answer."""
+        self._take_headers(response, result, deadline)
+        target = self._session.get_redirect_target(response)
+        if not target:
+            self._read_final_body(response, result, deadline, cap)
+            return None
+        location = urljoin(url, target)
+        result.redirects.append(Hop(url=url, status=response.status_code, location=location))
+        self._discard_body(response, deadline)
+        return location
 
     def _send(self, method: str, url: str, deadline: Deadline, **kwargs: Any) -> requests.Response:
         remaining = deadline.remaining()
