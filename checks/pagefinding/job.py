@@ -52,6 +52,10 @@ def findpage_step(ctx: JobContext) -> bool:
         result = findpage_run(site=ctx.job.site, parameters=ctx.parameters, on_download=on_download)
     except StartError as exc:
         raise JobError(str(exc)) from None
+    # The budget was a ceiling, not the work to do: a search that ends is complete, whatever it spent.
+    downloads = result["downloads"]
+    outcome = "found the page" if result["found"] else "found nothing"
+    ctx.progress(done=downloads, total=downloads, note=f"{outcome} in {downloads} of {budget} downloads")
     ctx.finish(result=result)
     return True
 

@@ -112,7 +112,8 @@ def test_the_job_keeps_its_log_and_reports_the_frontier_as_progress(httpserver):
     assert job.status == AnalysisJob.Status.FINISHED
     assert job.result["found"] == httpserver.url_for("/tax-form.html")
     assert [entry["note"] for entry in job.result["log"]][:2] == ["robots.txt", "HTTP 200"]
-    assert job.progress_done == 5 and job.progress_total == 100
+    assert job.progress_done == 5 and job.progress_total == 5  # complete: the budget was only a ceiling
+    assert job.progress_note == "found the page in 5 of 100 downloads"
     assert job.state["frontier"]  # the best candidates when it ended
 
 
