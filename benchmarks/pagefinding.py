@@ -33,7 +33,7 @@ from pagefinding_paper import PAPER  # noqa: E402
 
 from checks.pagefinding import finder  # noqa: E402
 from checks.pagefinding.algorithms import search  # noqa: E402
-from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
+from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
 
 # Rows as the paper names them: (row, algorithm, states); threshold-free rows are run once per graph.
 THRESHOLD_FREE = [

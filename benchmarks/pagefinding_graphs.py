@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate
 
-from .environment import Environment, Link, Node, Page
+from checks.pagefinding.environment import Environment, Link, Node, Page
 
 _CONSONANTS = "bcdfghjklmnprstvz"
 _VOWELS = "aeiou"
