@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pagefinding_paper import PAPER  # noqa: E402
 
+from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
 from checks.pagefinding import finder  # noqa: E402
 from checks.pagefinding.algorithms import search  # noqa: E402
-from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
 
 # Rows as the paper names them: (row, algorithm, states); threshold-free rows are run once per graph.
 THRESHOLD_FREE = [

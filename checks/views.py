@@ -17,16 +17,13 @@ from django.views.decorators.http import require_GET, require_POST
 from checks.jobs import JobInputError, job_cancel, job_kind, job_report_json, job_start
 from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
+from sites.access import can_manage
 from sites.models import Crawl, Site
 
 
 def _visible_job(request: HttpRequest, job_id: int) -> AnalysisJob:
     jobs = AnalysisJob.objects.visible_to(request.user).select_related("site", "crawl", "requested_by")
     return get_object_or_404(jobs, pk=job_id)
-
-
-def can_manage(user, site: Site) -> bool:
-    return user.is_superuser or site.owner_id == user.pk
 
 
 def _job_context(request: HttpRequest, job: AnalysisJob) -> dict:

@@ -7,7 +7,7 @@ from django.utils.safestring import mark_safe
 
 from checks.jobs import job_kinds
 from checks.models import AnalysisJob
-from checks.views import can_manage
+from sites.access import can_manage
 
 register = template.Library()
 

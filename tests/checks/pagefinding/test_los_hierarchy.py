@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
-from checks.pagefinding.algorithms import search
 from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query
+from checks.pagefinding.algorithms import search
 
 LOS = GraphParameters(n=2000, los_hierarchy=True)
 
