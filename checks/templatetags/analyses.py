@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import template
 from django.utils.safestring import mark_safe
 
-from checks.jobs import job_kinds
+from checks.jobs import job_kind, job_kinds
+from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
 from sites.access import can_manage
 
@@ -62,9 +63,6 @@ def crawl_panels(context, crawl) -> str:
 
 @register.filter
 def job_label(job: AnalysisJob) -> str:
-    from checks.jobs import job_kind
-    from checks.jobs.kinds import UnknownKind
-
     try:
         return job_kind(job.kind).label
     except UnknownKind:
