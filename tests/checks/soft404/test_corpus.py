@@ -146,7 +146,7 @@ def test_parked_pages_are_not_the_test_beds():
 
 
 # A copy of Debian apache2-data's HTTP_NOT_FOUND.html.var and the files it includes (Apache-2.0).
-APACHE_ERRORS = Path(__file__).resolve().parent.parent / "data" / "soft404" / "apache-error"
+APACHE_ERRORS = Path(__file__).resolve().parents[2] / "data" / "soft404" / "apache-error"
 
 
 def test_apache_404_page_renders_in_21_languages_without_ssi_left():

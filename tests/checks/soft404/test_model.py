@@ -19,7 +19,7 @@ from sites.crawler.soft404.model import MODEL_FILE, PARKED, PerKindClassifier, d
 from sites.crawler.soft404.shipped import load_compiled
 from tests.conftest import REPO, TESTBED, unavailable  # test data: evaluated, never trained on
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
+DATA = Path(__file__).resolve().parents[2] / "data" / "soft404"
 
 
 def toy_data(n: int = 300, classes: int = 2, noise: float = 0.0) -> tuple[np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ from sites.crawler.soft404.features import (
 )
 from sites.http import decode_body
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "soft404"
+DATA = Path(__file__).resolve().parents[2] / "data" / "soft404"
 TESTBED_TREES = (
     "/usr/share/doc/python3.11/html/library",
     "/usr/share/doc/postgresql-doc-15/html",
