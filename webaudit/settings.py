@@ -296,7 +296,7 @@ WEBAUDIT_PROBE_RESEMBLANCE = env_float("WEBAUDIT_PROBE_RESEMBLANCE", 0.8, minimu
 WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimum=0.0)
 WEBAUDIT_SOFT404_MODEL = env_str(
     "WEBAUDIT_SOFT404_MODEL", ""
-)  # default: the model shipped in checks/soft404/data
+)  # default: the model shipped in sites/crawler/soft404/data
 
 # Decay (docs/decay.md). The success probabilities σ a decay run computes, the first being the one pages are
 # listed and ranked by (the paper's 0.1; the others are its Figure 1's); the walks per page of the walk method

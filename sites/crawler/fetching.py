@@ -9,12 +9,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
-from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.judging import Judgement, judge
 from sites.crawler.parse import ParsedPage, robots_directives
 from sites.crawler.reading import PageReader, PageRequest
+from sites.crawler.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
+from sites.crawler.soft404.verdict import PageVerdict
 from sites.crawler.urls import CrawlScope, origin, site_key
 from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, robots_url
 from sites.http import parse_robots as robots_text_of
