@@ -293,6 +293,7 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
     from checks.pagefinding.live import LiveSettings, LiveSite
     from checks.pagefinding.text import query_terms
+    from sites.http import FetchSettings
     from tests.checks.pagefinding.testbed import fetch_title, sample_targets, title_query
 
     out: dict = {}
@@ -305,7 +306,7 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
             for name in algorithms:
                 env = LiveSite(
                     f"http://127.0.0.1:{port}/",
-                    LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
+                    LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0)),
                     max_downloads=budget,
                 )
                 try:

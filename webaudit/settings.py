@@ -225,7 +225,8 @@ CELERY_BEAT_SCHEDULE = {
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
 
-# Fetching: every request goes through sites.http with these limits.
+# Fetching: every request goes through sites.http with these limits, read in one place with the crawl's
+# politeness settings below (sites.http.FetchSettings.from_settings).
 WEBAUDIT_USER_AGENT = env_str("WEBAUDIT_USER_AGENT", "webaudit/0.1 (site audit crawler)")
 WEBAUDIT_FETCH_TIMEOUT = env_float("WEBAUDIT_FETCH_TIMEOUT", 10.0, minimum=0.1)
 WEBAUDIT_FETCH_MAX_BYTES = env_int("WEBAUDIT_FETCH_MAX_BYTES", 5_000_000, minimum=1024)
