@@ -79,8 +79,8 @@ def filter_scores(blobs: dict[str, bytes], templates: list[str], relation: str |
     method = S.method_for(relation)
     keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
     sequences = {url: keyer.keys(dom) for url, dom in doms.items()}
-    chosen = [sequences[url] for url in templates]
-    return {url: S.combined(chosen, sequence, method.combine) for url, sequence in sequences.items()}
+    score = keyer.scorer([sequences[url] for url in templates])
+    return {url: score(sequence) for url, sequence in sequences.items()}
 
 
 def time_filter(blobs: dict[str, bytes], templates: list[str], repeat: int = 3) -> float:

@@ -129,9 +129,14 @@ def dom_sequences(*, crawl: Crawl) -> dict[int, DomSequence]:
     return sequences
 
 
-def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
+def keyer_and_keys(method: S.Method, doms: dict[int, DomSequence]) -> tuple[S.Keyer, dict[int, list[int]]]:
+    """The keyer of `method` over these pages (it scores them: Keyer.scorer) and each page's key sequence."""
     keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
-    return {page_id: keyer.keys(dom) for page_id, dom in doms.items()}
+    return keyer, {page_id: keyer.keys(dom) for page_id, dom in doms.items()}
+
+
+def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
+    return keyer_and_keys(method, doms)[1]
 
 
 def labels(*, crawl: Crawl, parameters: dict, page_urls: dict[int, str]) -> tuple[set[int], set[int]]:
@@ -166,12 +171,13 @@ def filter_evaluate(
 ) -> tuple[dict[int, float], dict]:
     """Score every page against the templates; return (scores, summary: threshold, chance, histograms, PR/RR)."""
     method = method_of(parameters)
-    sequences = keyed(method, doms)
+    keyer, sequences = keyer_and_keys(method, doms)
     missing = [pid for pid in parameters["template_ids"] if pid not in sequences]
     if missing:
         raise JobError("a template page has no readable structure (its body is not HTML, or was pruned)")
     templates = [sequences[pid] for pid in parameters["template_ids"]]
-    scores = {pid: S.combined(templates, seq, method.combine) for pid, seq in sequences.items()}
+    score = keyer.scorer(templates)
+    scores = {pid: score(seq) for pid, seq in sequences.items()}
     others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
     chance = S.chance_level(templates, list(sequences.values()))
     targets, non_targets = labels(crawl=crawl, parameters=parameters, page_urls=page_urls)
@@ -182,9 +188,9 @@ def filter_evaluate(
         table = {method.relation: scores}
         for relation in ("rpsa", "csr", "default"):
             if relation != method.relation:
-                other = keyed(S.method_for(relation), doms)
-                chosen = [other[pid] for pid in parameters["template_ids"]]
-                table[relation] = {pid: S.combined(chosen, seq, method.combine) for pid, seq in other.items()}
+                other_keyer, other = keyer_and_keys(S.method_for(relation, combine=method.combine), doms)
+                other_score = other_keyer.scorer([other[pid] for pid in parameters["template_ids"]])
+                table[relation] = {pid: other_score(seq) for pid, seq in other.items()}
         comparison = [row.as_dict() for row in S.select_relation(table, targets, non_targets)]
     threshold, how = parameters.get("threshold"), "given"
     if threshold is None and method.relation != "default":

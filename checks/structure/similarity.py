@@ -4,21 +4,26 @@ Pure: plain data in, plain data out. A page is its decoded `dom` extract (checks
 `Keyer` turns it into a sequence of small integers, one per node kept, under one relation:
 
 - `rsn`  (Definition 1) the tag;
-- `rpsa` (Definition 2) the tag and the values of a chosen attribute subset (default div.class, div.id,
-  span.class, span.id, the paper's §4.1; an absent attribute equals an absent one);
+- `rpsa` (Definition 2) the tag and at least one attribute of a chosen subset (default div.class, div.id,
+  span.class, span.id, the paper's §4.1) equal in name and value. Not an equivalence (a node with class
+  and id relates to one sharing its class and to one sharing its id, which need not relate to each other),
+  so keys cannot be compared by hash: each key stands for the node's set of attributes (its *atoms*) and the
+  LCS runs over the relation itself (RelatedLCS, exact);
 - `csr`  (Definition 3) the tag and every attribute, name and value;
 - `default`, ours (docs/structure.md): the tag with its class and id, leaving out attribute values found on
   one page only, over a wider set of block tags, each distinct key kept once, in BFS order of first sight.
 
-The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash); Formula (1)
-divides it by the mean of the two lengths.
+The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash) for the relations
+that are equivalences, and the same bit-parallel recurrence over Python integers for RPSA; Formula (1)
+divides it by the mean of the two lengths. `Keyer.scorer` picks the right one.
 """
 
 from __future__ import annotations
 
 import random
+import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -114,6 +119,9 @@ class Keyer:
     # For the default method: the values seen on two pages or more (common_values); None keeps every value.
     common: set[tuple[str, str, str]] | None = None
     _ids: dict = field(default_factory=dict)
+    # RPSA only: key id -> the atom ids of its node; (tag, name, value) -> atom id.
+    _atoms: list = field(default_factory=list)
+    _atom_ids: dict = field(default_factory=dict)
 
     def node_key(self, signature: tuple[str, tuple[tuple[str, str], ...]]):
         tag, attributes = signature
@@ -125,8 +133,10 @@ class Keyer:
         if relation == "csr":
             return (tag, tuple(sorted(attributes)))
         if relation == "rpsa":
-            values = dict(attributes)
-            return (tag, *(values.get(name) if t == tag else None for t, name in self.method.attributes))
+            # The node's atoms: its attributes of the chosen subset, each (tag, name, value). Two nodes are
+            # related when they share one (Definition 2, k >= 1); a node with none relates to nothing.
+            chosen = self.method.attributes
+            return ("rpsa", tuple(sorted({(tag, n, v) for n, v in attributes if (tag, n) in chosen})))
         common = self.common
         kept = [
             (name, " ".join(sorted(value.split())) if name == "class" else value)
@@ -135,12 +145,21 @@ class Keyer:
         ]
         return (tag, *sorted(kept))
 
+    def _id(self, key) -> int:
+        ids = self._ids
+        position = ids.get(key)
+        if position is None:
+            position = ids[key] = len(ids)
+            if self.method.relation == "rpsa":
+                atom_ids = self._atom_ids
+                self._atoms.append(tuple(atom_ids.setdefault(atom, len(atom_ids)) for atom in key[1]))
+        return position
+
     def keys(self, dom: DomSequence) -> list[int]:
         """The page's key sequence (BFS order) under this method."""
-        ids = self._ids
         local = np.fromiter(
             (
-                -1 if (key := self.node_key(signature)) is None else ids.setdefault(key, len(ids))
+                -1 if (key := self.node_key(signature)) is None else self._id(key)
                 for signature in dom.signatures
             ),
             dtype=np.int64,
@@ -156,6 +175,72 @@ class Keyer:
             _, first = np.unique(sequence, return_index=True)
             sequence = sequence[np.sort(first)]
         return sequence.tolist()
+
+    def scorer(self, templates: Sequence[Sequence[int]]) -> Callable[[Sequence[int]], float]:
+        """page sequence -> its similarity to `templates` (Formula (1), combined by the method's rule), under
+        this method's relation: by hash for the equivalences, over the relation itself for RPSA."""
+        if self.method.relation != "rpsa":
+            return lambda page: combined(templates, page, self.method.combine)
+        related = [RelatedLCS(template, self._atoms) for template in templates]
+        pick = max if self.method.combine == "max" else statistics.fmean
+        return lambda page: pick([lcs.similarity(page) for lcs in related])
+
+
+class RelatedLCS:
+    """The LCS of a template with any page under a relation given by shared atoms (Algorithm 1's recurrence
+    with "related" for "equal"), exact, by the bit-parallel form of that recurrence (Allison & Dix 1986;
+    Hyyrö 2004): one column of the DP table is an integer of |template| bits, and a page node costs an AND,
+    an add, a subtract and an OR. The recurrence only reads which template nodes the page node is related to
+    (its match mask), never that the relation is transitive, so it holds for RPSA (tests check it against the
+    plain DP on random relations)."""
+
+    def __init__(self, template: Sequence[int], atoms: Sequence[tuple[int, ...]]):
+        self.atoms = atoms
+        self.length = len(template)
+        self.full = (1 << self.length) - 1
+        masks: dict[int, int] = {}
+        for position, key in enumerate(template):
+            for atom in atoms[key]:
+                masks[atom] = masks.get(atom, 0) | (1 << position)
+        self.masks = masks
+        self.columns: dict[int, int] = {}  # page key -> its match mask over the template
+
+    def _mask(self, key: int) -> int:
+        mask = self.columns.get(key)
+        if mask is None:
+            mask = 0
+            for atom in self.atoms[key]:
+                mask |= self.masks.get(atom, 0)
+            self.columns[key] = mask
+        return mask
+
+    def lcs(self, page: Sequence[int]) -> int:
+        full = column = self.full
+        for key in page:
+            mask = self._mask(key)
+            if mask:
+                kept = column & mask
+                column = ((column + kept) | (column - kept)) & full
+        return self.length - column.bit_count()
+
+    def similarity(self, page: Sequence[int]) -> float:
+        if not self.length and not page:
+            return 1.0
+        if not self.length or not page:
+            return 0.0
+        return self.lcs(page) / ((self.length + len(page)) / 2)
+
+
+def related_lcs_by_table(a: Sequence, b: Sequence, related: Callable[[object, object], bool]) -> int:
+    """Algorithm 1 as the paper writes it, O(|a|·|b|) in Python, for any relation: the reference RelatedLCS is
+    tested against, and a way to check a relation on small trees by hand."""
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + 1 if related(x, y) else max(current[j - 1], previous[j]))
+        previous = current
+    return previous[-1]
 
 
 def similarity(a: Sequence[int], b: Sequence[int]) -> float:

@@ -1,5 +1,7 @@
 """Same-relationships (Deng & He 2018, §3.1), Formula (1), templates combined, §3.3 selection and calibration."""
 
+import random
+
 import pytest
 
 from checks.structure.extract import decode, dom_keys
@@ -7,6 +9,7 @@ from checks.structure.similarity import (
     PAPER_THRESHOLDS,
     Keyer,
     MethodError,
+    RelatedLCS,
     accuracy,
     best_threshold,
     calibrated_threshold,
@@ -15,6 +18,7 @@ from checks.structure.similarity import (
     combined,
     common_values,
     method_for,
+    related_lcs_by_table,
     select_relation,
     similarity,
 )
@@ -28,7 +32,8 @@ def dom(html: str):
 
 def score(relation, a, b, **options):
     keyer = Keyer(method_for(relation, **options))
-    return similarity(keyer.keys(dom(a)), keyer.keys(dom(b)))
+    template, page = keyer.keys(dom(a)), keyer.keys(dom(b))
+    return keyer.scorer([template])(page)
 
 
 def test_figure_1_example_scores_4_over_4_5():
@@ -59,6 +64,41 @@ def test_rpsa_compares_the_chosen_attributes_and_ignores_the_rest():
     same = score("rpsa", '<div class="a" title="t1"></div>', '<div class="a" title="t2"></div>')
     different = score("rpsa", '<div class="a"></div>', '<div class="b"></div>')
     assert same == 1.0 and different == 0.0
+
+
+def test_rpsa_relates_nodes_sharing_one_attribute_even_when_the_others_differ():
+    # Definition 2: same tag and k >= 1 common attributes (name and value), not all of them.
+    template = '<div class="a" id="x"></div><div class="b"></div>'
+    page = '<div id="x"></div><div class="b" id="y"></div>'
+    assert score("rpsa", template, page) == 1.0
+    assert score("csr", template, page) == 0.0
+
+
+def test_rpsa_is_not_transitive_and_the_lcs_follows_the_relation_itself():
+    # Each page node shares one attribute with each template node, the two page nodes share none: the LCS is 2.
+    template = '<div class="a" id="x"></div><div class="a" id="x"></div>'
+    page = '<div class="a"></div><div id="x"></div>'
+    assert score("rpsa", template, page) == 1.0
+    # Order still counts: the nested tree's BFS is div.doc, div#x, span.s; against span.s, div.doc it is 2 of 3.
+    nested = '<div class="doc"><div id="x"><span class="s"></span></div></div>'
+    flat = '<span class="s"></span><div class="doc"></div>'
+    assert score("rpsa", nested, flat) == pytest.approx(1 / 2.5)
+
+
+def test_rpsa_needs_the_same_tag_and_one_common_attribute_so_bare_nodes_relate_to_nothing():
+    assert score("rpsa", '<div class="a"></div>', '<span class="a"></span>') == 0.0
+    assert score("rpsa", "<div></div>", "<div></div>") == 0.0
+    assert score("rpsa", '<div title="t"></div>', '<div title="t"></div>') == 0.0  # title is not chosen
+
+
+def test_rpsa_lcs_equals_algorithm_1_on_random_relations():
+    rng = random.Random(7)
+    for _ in range(500):
+        atoms = [tuple(sorted(rng.sample(range(5), rng.randint(0, 3)))) for _ in range(7)]
+        a = [rng.randrange(7) for _ in range(rng.randint(0, 90))]
+        b = [rng.randrange(7) for _ in range(rng.randint(0, 90))]
+        expected = related_lcs_by_table(a, b, lambda x, y, atoms=atoms: bool(set(atoms[x]) & set(atoms[y])))
+        assert RelatedLCS(a, atoms).lcs(b) == expected
 
 
 def test_rpsa_attribute_subset_is_configurable():
