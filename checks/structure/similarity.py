@@ -295,8 +295,26 @@ def otsu_threshold(scores: Sequence[float], bins: int = 100) -> float:
     return float(edges[1 + int(np.argmax(between))])
 
 
-def calibrated_threshold(scores: Sequence[float], chance: float) -> float:
-    """The threshold from the score distribution alone: Otsu's cut, never below the chance level."""
+def gap_threshold(scores: Sequence[float], chance: float) -> float:
+    """The middle of the widest gap between consecutive scores above the chance level: where the crawl's
+    pages stop looking like the template. A type made from one layout sits above a clear gap; scores that
+    fall off evenly have no such gap, and the cut then lands between near neighbours."""
+    values = np.sort(np.asarray([score for score in scores if score > chance], dtype=float))[::-1]
+    if len(values) < 2:
+        return round(max(chance, 0.5), 4)
+    gaps = values[:-1] - values[1:]
+    widest = int(np.argmax(gaps))
+    return round(float((values[widest] + values[widest + 1]) / 2), 4)
+
+
+# How a threshold is chosen without labels: "otsu" (most between-group variance) or "gap" (the widest gap).
+THRESHOLD_RULES = ("otsu", "gap")
+
+
+def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = "otsu") -> float:
+    """The threshold from the score distribution alone, never below the chance level."""
+    if rule == "gap":
+        return gap_threshold(scores, chance)
     return round(max(otsu_threshold(scores), chance), 4)
 
 
