@@ -28,6 +28,7 @@ from checks.structure.saved_filters import (
 from checks.structure.similarity import RELATIONS
 from sites.access import can_manage
 from sites.models import Crawl
+from sites.patterns import MAX_PATTERN_LENGTH, compile_user_pattern
 from sites.services.dashboard import crawls_visible_to
 
 
@@ -50,7 +51,12 @@ class StructureFilterForm(forms.Form):
     )
     combine = forms.ChoiceField(choices=[("mean", "mean (the paper's)"), ("max", "max")], initial="mean")
     target_pattern = forms.CharField(
-        required=False, label="Targets (URL regex)", help_text="Label pages by URL to get PR and RR."
+        required=False,
+        max_length=MAX_PATTERN_LENGTH,
+        validators=[lambda text: compile_user_pattern(text, what="target pattern")],
+        label="Targets (URL regex)",
+        help_text="Pages whose URL matches are the pages you want; the result then shows precision and recall. "
+        "RE2 syntax (no back references or look-around).",
     )
 
 

@@ -122,3 +122,34 @@ def test_the_crawl_page_offers_both_analyses_and_starts_a_filter(signed_in, owne
     assert response.status_code == 302 and response["Location"] == reverse("checks:job", args=[job.pk])
     assert job.parameters["relation"] == "rpsa" and job.parameters["threshold"] == 0.5
     assert len(job.parameters["templates"]) == 2
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "9" * 40, ""])
+def test_pages_like_this_with_a_bad_page_number_shows_an_empty_form(signed_in, owned_crawl, value):
+    crawl, _ = owned_crawl
+    response = signed_in.get(reverse("checks:structure-new", args=[crawl.pk]), {"page": value})
+    assert response.status_code == 200
+    assert "Template page URLs" in response.content.decode()
+
+
+def test_a_target_pattern_that_cannot_run_in_linear_time_is_refused_on_the_form(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    response = signed_in.post(
+        reverse("checks:structure-new", args=[crawl.pk]),
+        {"templates": root + "ref1.html", "relation": "default", "combine": "mean", "target_pattern": r"(r)\1"},
+    )
+    assert response.status_code == 200
+    assert "back references" in response.content.decode()
+    assert not StructureFilter.objects.exists()
+
+
+def test_a_pattern_catastrophic_for_backtracking_labels_pages_and_the_job_finishes(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    job = job_start(
+        kind="filter",
+        crawl=crawl,
+        parameters={"templates": [root + "ref1.html"], "target_pattern": r"(/?[a-z0-9]+)+\.html$"},
+        enqueue=False,
+    )
+    job = job_run(job=job)
+    assert job.status == "finished" and job.result["labelled"]
