@@ -136,7 +136,12 @@ def test_a_target_pattern_that_cannot_run_in_linear_time_is_refused_on_the_form(
     crawl, root = owned_crawl
     response = signed_in.post(
         reverse("checks:structure-new", args=[crawl.pk]),
-        {"templates": root + "ref1.html", "relation": "default", "combine": "mean", "target_pattern": r"(r)\1"},
+        {
+            "templates": root + "ref1.html",
+            "relation": "default",
+            "combine": "mean",
+            "target_pattern": r"(r)\1",
+        },
     )
     assert response.status_code == 200
     assert "back references" in response.content.decode()
