@@ -232,6 +232,11 @@ def page_urls(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, str]:
     return urls
 
 
+def page_titles(*, crawl: Crawl) -> dict[int, str]:
+    """The titles of the crawl's HTML pages, by page id (page types are named by them when URLs say nothing)."""
+    return dict(html_pages(crawl).values_list("pk", "title"))
+
+
 def type_shares(page_ids: list[int]) -> dict:
     """How many pages of a type are broken (dead, failing or soft-404), soft-404, and link to a broken page."""
     broken = soft404 = linking = 0

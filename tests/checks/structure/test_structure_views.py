@@ -52,7 +52,7 @@ def test_pages_like_this_saves_the_filter_runs_it_and_shows_scores_and_the_plot(
     job = job_run(job=AnalysisJob.objects.get(kind="filter", crawl=crawl))
     html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert "<svg" in html and 'class="threshold"' in html and 'class="chance"' in html
-    assert "relation-comparison" in html and "PR (Formula 2) <strong>1.000</strong>" in html
+    assert "relation-comparison" in html and "Precision <strong>1.000</strong>" in html
     assert html.count('class="row-match"') == 6
 
 
@@ -91,6 +91,7 @@ def test_page_types_list_their_shares_and_filter_the_report_by_type(signed_in, o
     job = job_run(job=job_start(kind="pagetypes", crawl=crawl, parameters={}, enqueue=False))
     html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert "page-types" in html and "Filter by this type" in html
+    assert "/ref*.html" in html and "Type 1" not in html  # named by what its pages are
     refs = next(t for t in job.result["types"] if root + "ref0.html" in t["examples"] or t["size"] == 6)
     pages = signed_in.get(reverse("checks:structure-type", args=[job.pk, refs["index"]])).content.decode()
     assert root + "ref3.html" in pages and root + "chapter1.html" not in pages
