@@ -87,8 +87,9 @@ def _pattern(paths: list[str]) -> str | None:
     if len(paths) == 1:
         return paths[0]
     start = os.path.commonprefix(paths)
-    cut = max((m.end() for m in _BOUNDARY.finditer(start)), default=0)
-    start = start[:cut]
+    if not all(len(path) > len(start) and not path[len(start)].isalpha() for path in paths):
+        # The shared start ends inside a word ("/sql-in" of insert and index): back to the last separator.
+        start = start[: max((m.end() for m in _BOUNDARY.finditer(start)), default=0)]
     rests = [path[len(start) :] for path in paths]
     end = os.path.commonprefix([rest[::-1] for rest in rests])[::-1]
     end = end[end.find(".") :] if "." in end else ""
