@@ -282,6 +282,7 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
 
 
 _REPORTED = [
+    ("default", "minimum-error"),
     ("default", "otsu"),
     ("default", "gap"),
     ("default", "best by labels (§3.3)"),

@@ -2,6 +2,7 @@
 
 import random
 
+import numpy as np
 import pytest
 
 from checks.structure.extract import decode, dom_keys
@@ -198,3 +199,30 @@ def test_chance_level_is_what_shuffled_pages_score():
     pages = [list(range(20))[::-1] for _ in range(10)]
     level = chance_level([template], pages)
     assert 0.1 < level < 0.6
+
+
+def _small_tight_type_among_many_pages():
+    rng = np.random.default_rng(3)
+    others = np.clip(rng.normal(0.35, 0.12, 500), 0, 1)
+    same_type = np.clip(rng.normal(0.95, 0.02, 30), 0, 1)
+    return others, same_type
+
+
+def test_the_default_threshold_rule_isolates_a_small_tight_type_that_otsu_cuts_into_the_big_group():
+    others, same_type = _small_tight_type_among_many_pages()
+    scores = np.concatenate([others, same_type]).tolist()
+    threshold = calibrated_threshold(scores, chance=0.2)  # the default rule
+    assert threshold == calibrated_threshold(scores, 0.2, "minimum-error")
+    assert (same_type >= threshold).all() and (others >= threshold).sum() == 0
+    assert (others >= calibrated_threshold(scores, 0.2, "otsu")).sum() > 0
+
+
+def test_the_threshold_never_goes_below_the_chance_level_and_unknown_rules_are_refused():
+    others, same_type = _small_tight_type_among_many_pages()
+    assert calibrated_threshold(np.concatenate([others, same_type]).tolist(), chance=0.97) == 0.97
+    with pytest.raises(MethodError, match="threshold rule"):
+        calibrated_threshold([0.1, 0.9], 0.0, "fits-best")
+
+
+def test_the_gap_rule_cuts_in_the_widest_gap_above_chance():
+    assert calibrated_threshold([0.1, 0.2, 0.3, 0.35, 0.8, 0.85, 0.9], 0.15, "gap") == pytest.approx(0.575)
