@@ -10,7 +10,7 @@ from checks.structure import services
 from checks.structure.models import PageSimilarity, PageTypeMember
 from checks.structure.pagetypes import MIN_TYPE_SIZE, page_types, type_name
 from checks.structure.results import filter_result_context, pagetypes_result_context
-from checks.structure.similarity import RELATIONS, method_for
+from checks.structure.similarity import RELATION_LABELS, method_for
 
 # Bodies parsed per saved chunk while backfilling an older crawl: ~2 ms each, so a chunk saves every ~0.5 s.
 BACKFILL_CHUNK = 200
@@ -40,7 +40,7 @@ class FilterForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}), help_text="Template page URLs, one a line."
     )
     relation = forms.ChoiceField(
-        choices=[(r, "default (ours)" if r == "default" else r.upper()) for r in RELATIONS], initial="default"
+        choices=list(RELATION_LABELS.items()), initial="default", label="Compare nodes by"
     )
     threshold = forms.FloatField(required=False, min_value=0, max_value=1, help_text="Empty: calibrated.")
     target_pattern = forms.CharField(required=False, label="Targets (URL regex)", help_text="For PR/RR.")

@@ -194,14 +194,17 @@ def filter_evaluate(
                 other_keyer, other = keyer_and_keys(S.method_for(relation, combine=method.combine), doms)
                 other_score = other_keyer.scorer([other[pid] for pid in parameters["template_ids"]])
                 table[relation] = {pid: other_score(seq) for pid, seq in other.items()}
-        comparison = [row.as_dict() for row in S.select_relation(table, targets, non_targets)]
+        comparison = [
+            {**row.as_dict(), "label": S.RELATION_LABELS.get(row.relation, row.relation)}
+            for row in S.select_relation(table, targets, non_targets)
+        ]
     threshold, how = parameters.get("threshold"), "given"
     if threshold is None and method.relation != "default":
         threshold, how = S.PAPER_THRESHOLDS[method.relation], "the paper's"
     elif threshold is None and labelled:
         threshold, how = (
             S.best_threshold(scores, targets, non_targets).threshold,
-            "calibrated on the labels (§3.3)",
+            "calibrated on your labels (best precision and recall)",
         )
     elif threshold is None:
         threshold, how = S.calibrated_threshold(others, chance), "calibrated from the score distribution"

@@ -32,6 +32,13 @@ from rapidfuzz.distance import LCSseq
 from checks.structure.extract import STORED_TAGS, DomSequence
 
 RELATIONS = ("default", "rsn", "rpsa", "csr")
+# What each relation is, in plain words first (forms, results); the paper's names stay for help and the CLI.
+RELATION_LABELS = {
+    "default": "kinds of blocks and their order (recommended)",
+    "rsn": "same tag name (the paper's RSN)",
+    "rpsa": "same tag and one shared class or id (the paper's RPSA)",
+    "csr": "same tag and all attributes (the paper's CSR)",
+}
 PAPER_RELATIONS = ("rsn", "rpsa", "csr")
 # The node kinds of the paper's Table 2.
 PAPER_TAGS = frozenset({"div", "span"})

@@ -25,7 +25,7 @@ from checks.structure.saved_filters import (
     structure_filter_label,
     structure_filter_start,
 )
-from checks.structure.similarity import RELATIONS
+from checks.structure.similarity import RELATION_LABELS
 from sites.access import can_manage
 from sites.models import Crawl
 from sites.patterns import MAX_PATTERN_LENGTH, compile_user_pattern
@@ -38,7 +38,7 @@ class StructureFilterForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}), help_text="Template page URLs, one a line."
     )
     relation = forms.ChoiceField(
-        choices=[(r, "default (ours)" if r == "default" else r.upper()) for r in RELATIONS], initial="default"
+        choices=list(RELATION_LABELS.items()), initial="default", label="Compare nodes by"
     )
     attributes = forms.CharField(
         required=False, help_text="RPSA's attributes, as tag.attribute, space-separated (div.class div.id …)."
