@@ -205,11 +205,17 @@ class RelatedLCS:
         self.atoms = atoms
         self.length = len(template)
         self.full = (1 << self.length) - 1
-        masks: dict[int, int] = {}
+        # Each atom's positions in the template as one integer, set bit by bit in a bytearray (OR-ing shifted
+        # integers one position at a time would cost |template|² bits for a long template).
+        bits: dict[int, bytearray] = {}
+        size = (self.length + 7) // 8
         for position, key in enumerate(template):
             for atom in atoms[key]:
-                masks[atom] = masks.get(atom, 0) | (1 << position)
-        self.masks = masks
+                row = bits.get(atom)
+                if row is None:
+                    row = bits[atom] = bytearray(size)
+                row[position >> 3] |= 1 << (position & 7)
+        self.masks = {atom: int.from_bytes(row, "little") for atom, row in bits.items()}
         self.columns: dict[int, int] = {}  # page key -> its match mask over the template
 
     def _mask(self, key: int) -> int:
