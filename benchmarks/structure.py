@@ -1,6 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~20 s)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -12,7 +13,11 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - PR and RR (Formulas 2 and 3) with the target set known from the pages themselves: the reference pages
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
-  paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed.
+  paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
+- (`--parts types`) every labelled page type of the python, django and postgres docs (SITE_TYPES, by URL), 7
+  templates each: every relation with every label-free threshold rule or a fixed threshold, the ceiling (best
+  threshold by the type's own labels) and MFPLR (Table 3's baseline); then leave-one-site-out: for each site,
+  the candidate with the best mean F1 over the other two sites' types, scored on the held-out site's types.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
 
