@@ -292,6 +292,7 @@ _REPORTED = [
     ("default", "minimum-error"),
     ("default", "otsu"),
     ("default", "gap"),
+    ("default", "nested"),
     ("default", "best by labels (§3.3)"),
     ("csr", "0.2"),
     ("rpsa", "0.4"),

@@ -349,10 +349,32 @@ def minimum_error_threshold(scores: Sequence[float], bins: int = 100) -> float:
     return float(edges[1 + int(np.argmin(cost))])
 
 
+def nested_threshold(scores: Sequence[float], chance: float, separation: float = 3.0) -> float:
+    """The minimum-error cut, then again inside the group above it while that group is itself two clearly
+    apart groups (Ashman's D > `separation`: means further apart than the spreads allow): the cut just below
+    the topmost clear group, for a small type that scores a little above many near-alike pages."""
+    values = np.asarray(scores, dtype=float)
+    threshold = minimum_error_threshold(values)
+    while True:
+        upper = values[values >= threshold]
+        if len(upper) < 4 or upper.min() == upper.max():
+            break
+        span = upper.max() - upper.min()
+        inner = minimum_error_threshold((upper - upper.min()) / span) * span + upper.min()
+        low, high = upper[upper < inner], upper[upper >= inner]
+        if len(low) == 0 or len(high) < 2:
+            break
+        d = np.sqrt(2) * abs(high.mean() - low.mean()) / np.sqrt(high.var() + low.var() + 1e-12)
+        if d <= separation:
+            break
+        threshold = float(inner)
+    return round(max(threshold, chance), 4)
+
+
 # How a threshold is chosen without labels: "minimum-error" (Kittler & Illingworth), "otsu" (most
-# between-group variance) or "gap" (the widest gap). The default rule was chosen leave-one-site-out
-# (benchmarks/structure.py --parts types, docs/structure.md).
-THRESHOLD_RULES = ("minimum-error", "otsu", "gap")
+# between-group variance), "gap" (the widest gap) or "nested" (minimum-error again inside a bimodal top).
+# The default rule was chosen leave-one-site-out (benchmarks/structure.py --parts types, docs/structure.md).
+THRESHOLD_RULES = ("minimum-error", "otsu", "gap", "nested")
 DEFAULT_THRESHOLD_RULE = "minimum-error"
 
 
@@ -360,6 +382,8 @@ def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = DEF
     """The threshold from the score distribution alone, never below the chance level."""
     if rule == "gap":
         return gap_threshold(scores, chance)
+    if rule == "nested":
+        return nested_threshold(scores, chance)
     if rule == "minimum-error":
         return round(max(minimum_error_threshold(scores), chance), 4)
     if rule != "otsu":

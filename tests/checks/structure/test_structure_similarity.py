@@ -226,3 +226,15 @@ def test_the_threshold_never_goes_below_the_chance_level_and_unknown_rules_are_r
 
 def test_the_gap_rule_cuts_in_the_widest_gap_above_chance():
     assert calibrated_threshold([0.1, 0.2, 0.3, 0.35, 0.8, 0.85, 0.9], 0.15, "gap") == pytest.approx(0.575)
+
+
+def test_the_nested_rule_finds_a_small_type_scoring_just_above_a_group_of_near_alike_pages():
+    rng = np.random.default_rng(5)
+    others = np.clip(rng.normal(0.3, 0.1, 500), 0, 1)
+    near = rng.normal(0.80, 0.02, 100)
+    same_type = rng.normal(0.95, 0.01, 20)
+    scores = np.concatenate([others, near, same_type]).tolist()
+    one_cut = calibrated_threshold(scores, 0.2, "minimum-error")
+    assert (near >= one_cut).all()  # one cut keeps the near-alike pages with the type
+    nested = calibrated_threshold(scores, 0.2, "nested")
+    assert (same_type >= nested).all() and not (near >= nested).any()
