@@ -1,6 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~20 s)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -12,7 +13,11 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - PR and RR (Formulas 2 and 3) with the target set known from the pages themselves: the reference pages
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
-  paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed.
+  paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
+- (`--parts types`) every labelled page type of the python, django and postgres docs (SITE_TYPES, by URL), 7
+  templates each: every relation with every label-free threshold rule or a fixed threshold, the ceiling (best
+  threshold by the type's own labels) and MFPLR (Table 3's baseline); then leave-one-site-out: for each site,
+  the candidate with the best mean F1 over the other two sites' types, scored on the held-out site's types.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
 
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -31,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from checks.structure import similarity as S  # noqa: E402
+from checks.structure.baselines import MFPLR_THRESHOLD, link_ratio, mfplr_selects  # noqa: E402
 from checks.structure.extract import decode, dom_keys  # noqa: E402
 from checks.structure.pagetypes import page_types  # noqa: E402
 from sites.crawler.parse import parse_document  # noqa: E402
@@ -79,16 +86,18 @@ def filter_scores(blobs: dict[str, bytes], templates: list[str], relation: str |
     method = S.method_for(relation)
     keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
     sequences = {url: keyer.keys(dom) for url, dom in doms.items()}
-    chosen = [sequences[url] for url in templates]
-    return {url: S.combined(chosen, sequence, method.combine) for url, sequence in sequences.items()}
+    score = keyer.scorer([sequences[url] for url in templates])
+    return {url: score(sequence) for url, sequence in sequences.items()}
 
 
-def time_filter(blobs: dict[str, bytes], templates: list[str], repeat: int = 3) -> float:
+def time_filter(
+    blobs: dict[str, bytes], templates: list[str], repeat: int = 3, relation: str | None = None
+) -> float:
     runs = []
     for _ in range(repeat):
         # CPU time of this process: the machine is shared, and the goal is about one core's work.
         started = time.process_time()
-        filter_scores(blobs, templates, None)
+        filter_scores(blobs, templates, relation)
         runs.append(time.process_time() - started)
     return 1000 * statistics.median(runs) / len(blobs)
 
@@ -149,11 +158,195 @@ def _chance(blobs: dict[str, bytes], template: str) -> float:
     return S.chance_level([sequences[template]], list(sequences.values()))
 
 
+# Page types of the test bed, labelled by URL (and, for postgres reference pages, by the page's own
+# `refentry` mark). Each is a set of pages a user would want as one filter's result.
+SITES = {
+    "python": (PYTHON_BASE, PYTHON_DOCROOT),
+    "django": ("http://127.0.0.1:8103/", Path("/usr/share/doc/python-django-doc/html")),
+    "postgres": (BASE, DOCROOT),
+}
+SITE_TYPES = {
+    "python": {
+        "library module pages": r"/library/(?!index\.html)[^/]+\.html$",
+        "C API pages": r"/c-api/(?!index\.html)[^/]+\.html$",
+        "general index pages": r"/genindex-",
+        "what's new pages": r"/whatsnew/",
+    },
+    "django": {
+        "reference pages": r"/ref/",
+        "topic guides": r"/topics/",
+        "release notes": r"/releases/\d",
+        "module source pages": r"/_modules/",
+    },
+    "postgres": {
+        "SQL commands": r"/sql-(?!commands\.html)[^/]+\.html$",
+        "reference pages (refentry)": "refentry",
+        "release notes": r"/release-\d",
+        "other chapters": "not refentry",
+    },
+}
+TYPE_TEMPLATES = 7  # templates tried per type, spread over its URLs in sorted order
+
+
+def site_type_targets(site: str, bodies: dict[str, bytes]) -> dict[str, set[str]]:
+    types = {}
+    for name, rule in SITE_TYPES[site].items():
+        if rule == "refentry":
+            types[name] = {url for url, body in bodies.items() if TARGET_MARK in body}
+        elif rule == "not refentry":
+            types[name] = {url for url, body in bodies.items() if TARGET_MARK not in body}
+        else:
+            types[name] = {url for url in bodies if re.search(rule, url)}
+    return types
+
+
+# The candidates leave-one-site-out chooses among: a relation and how its threshold is set.
+CANDIDATES = [
+    *((relation, rule) for relation in ("default", "csr", "rpsa", "rsn") for rule in S.THRESHOLD_RULES),
+    *(
+        (relation, f"{t:.1f}")
+        for relation in ("default", "csr", "rpsa")
+        for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8)
+    ),
+]
+
+
+def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str], list[S.Accuracy]]:
+    """For each candidate: one Accuracy per template of the type (TYPE_TEMPLATES spread over it)."""
+    doms = {url: decode(blob) for url, blob in blobs.items()}
+    ordered = sorted(targets)
+    templates = ordered[:: max(1, len(ordered) // TYPE_TEMPLATES)][:TYPE_TEMPLATES]
+    runs: dict[tuple[str, str], list[S.Accuracy]] = {}
+    for relation in ("default", "csr", "rpsa", "rsn"):
+        method = S.method_for(relation)
+        keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
+        sequences = {url: keyer.keys(dom) for url, dom in doms.items()}
+        for template in templates:
+            score = keyer.scorer([sequences[template]])
+            others = {url: score(sequence) for url, sequence in sequences.items() if url != template}
+            chance = S.chance_level([sequences[template]], list(sequences.values()))
+            for candidate in CANDIDATES:
+                if candidate[0] != relation:
+                    continue
+                rule = candidate[1]
+                threshold = (
+                    S.calibrated_threshold(list(others.values()), chance, rule)
+                    if rule in S.THRESHOLD_RULES
+                    else float(rule)
+                )
+                runs.setdefault(candidate, []).append(
+                    S.accuracy(others, targets - {template}, threshold, relation=relation)
+                )
+            best = S.best_threshold(others, targets - {template}, set(others) - targets, relation=relation)
+            runs.setdefault((relation, "best by labels (§3.3)"), []).append(best)
+    return runs
+
+
+def mfplr_runs(bodies: dict[str, bytes], targets: set[str]) -> S.Accuracy:
+    ratios = {url: link_ratio(parse_document(body)[0]) for url, body in bodies.items()}
+    selected = {url for url, ratio in ratios.items() if mfplr_selects(ratio)}
+    return S.Accuracy("mfplr", MFPLR_THRESHOLD, len(targets), len(selected), len(selected & targets))
+
+
+def _median(rows: list[S.Accuracy], what: str) -> float:
+    return statistics.median(getattr(row, what) for row in rows)
+
+
+def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, bytes]]) -> dict:
+    """Every candidate on every labelled type; then leave-one-site-out: the candidate with the best mean F1
+    (of per-type medians) over the other sites' types, scored on the held-out site's."""
+    table: dict[tuple[str, str], dict[tuple[str, str], list[S.Accuracy]]] = {}
+    mfplr = {}
+    for site, bodies in sites.items():
+        for name, targets in site_type_targets(site, bodies).items():
+            table[(site, name)] = type_runs(blobs[site], targets)
+            mfplr[(site, name)] = mfplr_runs(bodies, targets)
+    held_out = {}
+    for site in sites:
+        seen = [key for key in table if key[0] != site]
+
+        def fit(candidate, seen=seen):
+            return statistics.mean(_median(table[key][candidate], "f1") for key in seen)
+
+        chosen = max(CANDIDATES, key=fit)
+        held_out[site] = {
+            "chosen": list(chosen),
+            "fit on the other sites (mean F1)": round(fit(chosen), 3),
+            "types": {name: _type_row(table[(site, name)][chosen]) for (s, name) in table if s == site},
+        }
+    everything = {
+        f"{site} / {name}": {
+            **{
+                " ".join(candidate): _type_row(runs[candidate])
+                for candidate in _REPORTED
+                if candidate in runs
+            },
+            "mfplr 0.25": mfplr[(site, name)].as_dict(),
+        }
+        for (site, name), runs in table.items()
+    }
+    return {"leave_one_site_out": held_out, "per_type": everything}
+
+
+_REPORTED = [
+    ("default", "minimum-error"),
+    ("default", "otsu"),
+    ("default", "gap"),
+    ("default", "nested"),
+    ("default", "best by labels (§3.3)"),
+    ("csr", "0.2"),
+    ("rpsa", "0.4"),
+    ("csr", "best by labels (§3.3)"),
+    ("rpsa", "best by labels (§3.3)"),
+]
+
+
+def _type_row(rows: list[S.Accuracy]) -> dict:
+    return {
+        "PR median": round(_median(rows, "pr"), 3),
+        "PR min": round(min(row.pr for row in rows), 3),
+        "RR median": round(_median(rows, "rr"), 3),
+        "RR min": round(min(row.rr for row in rows), 3),
+        "threshold median": round(_median(rows, "threshold"), 3),
+        "templates": len(rows),
+    }
+
+
+def print_site_types(result: dict) -> None:
+    print("\nleave-one-site-out: candidate chosen on the other two sites, scored on the held-out one")
+    for site, fold in result["leave_one_site_out"].items():
+        print(
+            f"  held out {site}: chosen {' '.join(fold['chosen'])} (mean F1 {fold['fit on the other sites (mean F1)']})"
+        )
+        for name, row in fold["types"].items():
+            print(
+                f"    {name:30s} PR {row['PR median']:.3f} (min {row['PR min']:.3f})"
+                f"  RR {row['RR median']:.3f} (min {row['RR min']:.3f})  thr {row['threshold median']:.2f}"
+            )
+    print(f"\n{'type / method':62s} {'PR med':>7s} {'RR med':>7s} {'thr':>5s}")
+    for type_name, methods in result["per_type"].items():
+        for method, row in methods.items():
+            if method == "mfplr 0.25":
+                print(f"{type_name + ' / ' + method:62s} {row['PR']:7.3f} {row['RR']:7.3f} {0.25:5.2f}")
+            else:
+                print(
+                    f"{type_name + ' / ' + method:62s} {row['PR median']:7.3f} {row['RR median']:7.3f}"
+                    f" {row['threshold median']:5.2f}"
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--templates", type=int, default=31, help="reference pages tried as the template")
     parser.add_argument("--json", metavar="FILE", help="also write the figures here")
+    parser.add_argument(
+        "--parts",
+        default="speed,accuracy,types",
+        help="comma-separated: speed (extraction, filter, page types), accuracy (postgres reference pages), "
+        "types (every labelled page type of the three sites, leave-one-site-out, MFPLR)",
+    )
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
     try:
         bodies = fetch_site()
     except OSError as exc:
@@ -161,30 +354,46 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     targets = {url for url, body in bodies.items() if TARGET_MARK in body}
     print(f"{len(bodies)} pages fetched from {BASE}, {len(targets)} reference pages (the target set)")
-    figures = time_extraction(bodies)
-    blobs = figures.pop("blobs")
-    python = time_extraction(fetch_site(PYTHON_BASE, PYTHON_DOCROOT))
-    python.pop("blobs")
-    figures.update({f"python_docs_{name}": value for name, value in python.items()})
-    for name, value in figures.items():
-        print(f"{name:40s} {value:10.3f}")
+    figures: dict = {}
+    blobs = {url: dom_keys(parse_document(body)[0], url=url, body=body) for url, body in bodies.items()}
+    if "speed" in parts:
+        figures = time_extraction(bodies)
+        blobs = figures.pop("blobs")
+        python = time_extraction(fetch_site(PYTHON_BASE, PYTHON_DOCROOT))
+        python.pop("blobs")
+        figures.update({f"python_docs_{name}": value for name, value in python.items()})
+        for name, value in figures.items():
+            print(f"{name:40s} {value:10.3f}")
     reference = sorted(targets)
-    for count in (1, 5):
-        chosen = reference[:: max(1, len(reference) // count)][:count]
-        figures[f"filter_s_per_1000_pages_{count}_template"] = seconds = time_filter(blobs, chosen)
-        print(f"filter, {count} template(s): {seconds:.3f} s per 1,000 pages (decode included, one core)")
-    seconds, types = time_page_types(blobs)
-    figures["page_types_10000_pages_s"] = seconds
-    print(f"page types of 10,000 pages: {seconds:.2f} s, {types} types")
-    step = max(1, len(reference) // args.templates)
-    summary = accuracy_table(blobs, targets, reference[::step][: args.templates])
-    figures["accuracy"] = summary
-    print(f"\n{'method':34s} {'PR med':>7s} {'PR min':>7s} {'RR med':>7s} {'RR min':>7s} {'thr med':>7s}")
-    for name, row in summary.items():
-        print(
-            f"{name:34s} {row['PR median']:7.3f} {row['PR min']:7.3f} {row['RR median']:7.3f}"
-            f" {row['RR min']:7.3f} {row['threshold median']:7.2f}"
-        )
+    if "speed" in parts:
+        for count in (1, 5):
+            chosen = reference[:: max(1, len(reference) // count)][:count]
+            figures[f"filter_s_per_1000_pages_{count}_template"] = seconds = time_filter(blobs, chosen)
+            print(f"filter, {count} template(s): {seconds:.3f} s per 1,000 pages (decode included, one core)")
+        # RPSA's LCS runs over the relation (Python integers as bit-vectors), the others in rapidfuzz.
+        figures["filter_s_per_1000_pages_rpsa"] = seconds = time_filter(blobs, reference[:1], relation="rpsa")
+        print(f"filter, RPSA (Definition 2), 1 template: {seconds:.3f} s per 1,000 pages")
+        seconds, types = time_page_types(blobs)
+        figures["page_types_10000_pages_s"] = seconds
+        print(f"page types of 10,000 pages: {seconds:.2f} s, {types} types")
+    if "accuracy" in parts:
+        step = max(1, len(reference) // args.templates)
+        summary = accuracy_table(blobs, targets, reference[::step][: args.templates])
+        figures["accuracy"] = summary
+        print(f"\n{'method':34s} {'PR med':>7s} {'PR min':>7s} {'RR med':>7s} {'RR min':>7s} {'thr med':>7s}")
+        for name, row in summary.items():
+            print(
+                f"{name:34s} {row['PR median']:7.3f} {row['PR min']:7.3f} {row['RR median']:7.3f}"
+                f" {row['RR min']:7.3f} {row['threshold median']:7.2f}"
+            )
+    if "types" in parts:
+        sites = {name: bodies if name == "postgres" else fetch_site(*where) for name, where in SITES.items()}
+        site_blobs = {
+            name: {url: dom_keys(parse_document(body)[0], url=url, body=body) for url, body in pages.items()}
+            for name, pages in sites.items()
+        }
+        figures["types"] = result = site_types(sites, site_blobs)
+        print_site_types(result)
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2))
     return 0

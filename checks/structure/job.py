@@ -8,9 +8,9 @@ from django.db import transaction
 from checks.jobs import JobContext, JobInputError, JobKind
 from checks.structure import services
 from checks.structure.models import PageSimilarity, PageTypeMember
-from checks.structure.pagetypes import MIN_TYPE_SIZE, page_types
+from checks.structure.pagetypes import MIN_TYPE_SIZE, page_types, type_name
 from checks.structure.results import filter_result_context, pagetypes_result_context
-from checks.structure.similarity import RELATIONS, method_for
+from checks.structure.similarity import RELATION_LABELS, method_for
 
 # Bodies parsed per saved chunk while backfilling an older crawl: ~2 ms each, so a chunk saves every ~0.5 s.
 BACKFILL_CHUNK = 200
@@ -40,7 +40,7 @@ class FilterForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 2}), help_text="Template page URLs, one a line."
     )
     relation = forms.ChoiceField(
-        choices=[(r, "default (ours)" if r == "default" else r.upper()) for r in RELATIONS], initial="default"
+        choices=list(RELATION_LABELS.items()), initial="default", label="Compare nodes by"
     )
     threshold = forms.FloatField(required=False, min_value=0, max_value=1, help_text="Empty: calibrated.")
     target_pattern = forms.CharField(required=False, label="Targets (URL regex)", help_text="For PR/RR.")
@@ -106,6 +106,7 @@ def pagetypes_step(ctx: JobContext) -> bool:
     sequences = services.keyed(method_for(None), doms)
     types = page_types(sequences)
     urls = services.page_urls(crawl=job.crawl, page_ids=sequences)
+    titles = services.page_titles(crawl=job.crawl)
     summary, rows, other = [], [], []
     for page_type in types:
         if page_type.size < MIN_TYPE_SIZE:
@@ -116,6 +117,10 @@ def pagetypes_step(ctx: JobContext) -> bool:
         summary.append(
             {
                 "index": index,
+                "name": type_name(
+                    [urls[pid] for pid in page_type.members],
+                    [titles.get(pid, "") for pid in page_type.members],
+                ),
                 "size": page_type.size,
                 "template": urls[page_type.leader],
                 "template_id": page_type.leader,
@@ -165,7 +170,7 @@ FILTER = JobKind(
     form=FilterForm,
     result_template="checks/structure/filter_result.html",
     result_context=filter_result_context,
-    description="Pages whose structure matches template pages (MFPSDDP, docs/structure.md).",
+    description="Pages whose structure matches template pages (docs/structure.md).",
 )
 
 PAGETYPES = JobKind(

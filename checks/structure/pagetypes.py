@@ -8,8 +8,12 @@ is one rapidfuzz cdist call, so a 10,000-page crawl takes seconds (docs/benchmar
 
 from __future__ import annotations
 
+import os
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import numpy as np
 from rapidfuzz.distance import LCSseq
@@ -70,3 +74,45 @@ def page_types(
         ordered = [head] + [page for page in pages if page != head]
         types.append(PageType(leader=head, members=ordered))
     return sorted(types, key=lambda t: -t.size)
+
+
+# A type is named by a URL pattern when one covers at least this share of its pages.
+NAME_COVERAGE = 0.6
+_BOUNDARY = re.compile(r"[/\-_.]")
+_WORD = re.compile(r"[^\W\d_]{3,}")
+
+
+def _pattern(paths: list[str]) -> str | None:
+    """ "/dir/prefix*suffix" from the paths' common start and end, cut at a separator; None when only "/*"."""
+    if len(paths) == 1:
+        return paths[0]
+    start = os.path.commonprefix(paths)
+    if not all(len(path) > len(start) and not path[len(start)].isalpha() for path in paths):
+        # The shared start ends inside a word ("/sql-in" of insert and index): back to the last separator.
+        start = start[: max((m.end() for m in _BOUNDARY.finditer(start)), default=0)]
+    rests = [path[len(start) :] for path in paths]
+    end = os.path.commonprefix([rest[::-1] for rest in rests])[::-1]
+    end = end[end.find(".") :] if "." in end else ""
+    return None if start in ("", "/") and not end.strip(".") else f"{start}*{end}"
+
+
+def type_name(urls: Sequence[str], titles: Sequence[str] = ()) -> str:
+    """What a page type is, in the words of its pages: the URL pattern its pages share ("/library/*.html";
+    "mostly /ref/* (82%)" when most do), else the words all its titles share, else its first page's path."""
+    paths = [urlsplit(url).path or "/" for url in urls]
+    if not paths:
+        return "no pages"
+    whole = _pattern(paths)
+    if whole and whole not in ("/*", "/*.html"):
+        return whole
+    by_top: Counter = Counter(path.split("/")[1] + "/" if path.count("/") > 1 else "" for path in paths)
+    top, count = by_top.most_common(1)[0]
+    if top and count / len(paths) >= NAME_COVERAGE:
+        inside = _pattern([path for path in paths if path.startswith("/" + top)]) or f"/{top}*"
+        return inside if count == len(paths) else f"mostly {inside} ({count / len(paths):.0%})"
+    words = [set(_WORD.findall(title.lower())) for title in titles if title]
+    shared = set.intersection(*words) if len(words) >= 2 else set()
+    if shared:
+        first = [word for word in _WORD.findall(titles[0].lower()) if word in shared]
+        return "titles with “" + " ".join(dict.fromkeys(first)) + "”"
+    return whole or f"pages like {paths[0]}"

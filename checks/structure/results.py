@@ -8,6 +8,7 @@ from django.utils.safestring import mark_safe
 from checks.models import AnalysisJob
 from checks.structure.plot import distribution_svg
 from checks.structure.selectors import filter_similarities, job_saved_filter
+from checks.structure.similarity import RELATION_LABELS
 
 ROWS_PER_PAGE = 100
 
@@ -25,6 +26,7 @@ def filter_result_context(job: AnalysisJob, request) -> dict:
         "similarities": Paginator(rows, ROWS_PER_PAGE).get_page(request.GET.get("page")),
         "plot": mark_safe(plot),  # noqa: S308 - built from numbers only (checks.structure.plot)
         "result": result,
+        "relation_label": RELATION_LABELS.get(job.parameters.get("relation"), job.parameters.get("relation")),
         "saved_filter": job_saved_filter(job=job, same_site=False),
     }
 

@@ -28,8 +28,12 @@ def job_saved_filter(*, job: AnalysisJob, same_site: bool = True) -> StructureFi
 
 
 def crawl_page(*, crawl: Crawl, page_id) -> Page | None:
-    """The crawl's page `page_id` (a query-string value: anything not a page of this crawl gives None)."""
-    return Page.objects.filter(crawl=crawl, pk=page_id or 0).first()
+    """The crawl's page `page_id` (a query-string value: anything not a page of this crawl gives None, a word
+    or a number too big for the database included)."""
+    text = str(page_id or "")
+    if not text.isdigit() or len(text) > 18:
+        return None
+    return Page.objects.filter(crawl=crawl, pk=int(text)).first()
 
 
 def filter_similarities(*, job: AnalysisJob, matches_only: bool = False) -> QuerySet[PageSimilarity]:

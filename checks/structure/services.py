@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable
+
+from django.core.exceptions import ValidationError
 
 from checks.jobs import JobError, JobInputError
 from checks.structure import similarity as S
 from checks.structure.extract import DomSequence, ExtractFormatError, decode
 from sites.crawler.urls import normalize_url
 from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.patterns import compile_user_pattern
 from sites.services.extracts import page_extracts, page_extracts_backfill
 
 log = logging.getLogger(__name__)
@@ -80,9 +82,9 @@ def filter_parameters(crawl: Crawl, raw: dict) -> dict:
     pattern = (raw.get("target_pattern") or "").strip()
     if pattern:
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise JobInputError(f"the target pattern is not a regular expression: {exc}") from None
+            compile_user_pattern(pattern, what="target pattern")
+        except ValidationError as exc:
+            raise JobInputError(exc.messages[0]) from None
     pages = template_pages(crawl=crawl, urls=templates)
     return {
         "templates": [page.url for page in pages],
@@ -129,9 +131,14 @@ def dom_sequences(*, crawl: Crawl) -> dict[int, DomSequence]:
     return sequences
 
 
-def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
+def keyer_and_keys(method: S.Method, doms: dict[int, DomSequence]) -> tuple[S.Keyer, dict[int, list[int]]]:
+    """The keyer of `method` over these pages (it scores them: Keyer.scorer) and each page's key sequence."""
     keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
-    return {page_id: keyer.keys(dom) for page_id, dom in doms.items()}
+    return keyer, {page_id: keyer.keys(dom) for page_id, dom in doms.items()}
+
+
+def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
+    return keyer_and_keys(method, doms)[1]
 
 
 def labels(*, crawl: Crawl, parameters: dict, page_urls: dict[int, str]) -> tuple[set[int], set[int]]:
@@ -140,7 +147,8 @@ def labels(*, crawl: Crawl, parameters: dict, page_urls: dict[int, str]) -> tupl
     non_targets: set[int] = set()
     pattern = parameters.get("target_pattern")
     if pattern:
-        compiled = re.compile(pattern)
+        # RE2: linear in each URL whatever the pattern, so a crawl's URLs cost what their length does.
+        compiled = compile_user_pattern(pattern, what="target pattern")
         for page_id, url in page_urls.items():
             (targets if compiled.search(url) else non_targets).add(page_id)
     marked_in, marked_out = set(parameters.get("targets") or []), set(parameters.get("non_targets") or [])
@@ -166,12 +174,13 @@ def filter_evaluate(
 ) -> tuple[dict[int, float], dict]:
     """Score every page against the templates; return (scores, summary: threshold, chance, histograms, PR/RR)."""
     method = method_of(parameters)
-    sequences = keyed(method, doms)
+    keyer, sequences = keyer_and_keys(method, doms)
     missing = [pid for pid in parameters["template_ids"] if pid not in sequences]
     if missing:
         raise JobError("a template page has no readable structure (its body is not HTML, or was pruned)")
     templates = [sequences[pid] for pid in parameters["template_ids"]]
-    scores = {pid: S.combined(templates, seq, method.combine) for pid, seq in sequences.items()}
+    score = keyer.scorer(templates)
+    scores = {pid: score(seq) for pid, seq in sequences.items()}
     others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
     chance = S.chance_level(templates, list(sequences.values()))
     targets, non_targets = labels(crawl=crawl, parameters=parameters, page_urls=page_urls)
@@ -182,17 +191,20 @@ def filter_evaluate(
         table = {method.relation: scores}
         for relation in ("rpsa", "csr", "default"):
             if relation != method.relation:
-                other = keyed(S.method_for(relation), doms)
-                chosen = [other[pid] for pid in parameters["template_ids"]]
-                table[relation] = {pid: S.combined(chosen, seq, method.combine) for pid, seq in other.items()}
-        comparison = [row.as_dict() for row in S.select_relation(table, targets, non_targets)]
+                other_keyer, other = keyer_and_keys(S.method_for(relation, combine=method.combine), doms)
+                other_score = other_keyer.scorer([other[pid] for pid in parameters["template_ids"]])
+                table[relation] = {pid: other_score(seq) for pid, seq in other.items()}
+        comparison = [
+            {**row.as_dict(), "label": S.RELATION_LABELS.get(row.relation, row.relation)}
+            for row in S.select_relation(table, targets, non_targets)
+        ]
     threshold, how = parameters.get("threshold"), "given"
     if threshold is None and method.relation != "default":
         threshold, how = S.PAPER_THRESHOLDS[method.relation], "the paper's"
     elif threshold is None and labelled:
         threshold, how = (
             S.best_threshold(scores, targets, non_targets).threshold,
-            "calibrated on the labels (§3.3)",
+            "calibrated on your labels (best precision and recall)",
         )
     elif threshold is None:
         threshold, how = S.calibrated_threshold(others, chance), "calibrated from the score distribution"
@@ -221,6 +233,11 @@ def page_urls(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, str]:
     for start in range(0, len(ids), 1000):
         urls.update(Page.objects.filter(pk__in=ids[start : start + 1000]).values_list("pk", "url"))
     return urls
+
+
+def page_titles(*, crawl: Crawl) -> dict[int, str]:
+    """The titles of the crawl's HTML pages, by page id (page types are named by them when URLs say nothing)."""
+    return dict(html_pages(crawl).values_list("pk", "title"))
 
 
 def type_shares(page_ids: list[int]) -> dict:

@@ -4,21 +4,26 @@ Pure: plain data in, plain data out. A page is its decoded `dom` extract (checks
 `Keyer` turns it into a sequence of small integers, one per node kept, under one relation:
 
 - `rsn`  (Definition 1) the tag;
-- `rpsa` (Definition 2) the tag and the values of a chosen attribute subset (default div.class, div.id,
-  span.class, span.id, the paper's §4.1; an absent attribute equals an absent one);
+- `rpsa` (Definition 2) the tag and at least one attribute of a chosen subset (default div.class, div.id,
+  span.class, span.id, the paper's §4.1) equal in name and value. Not an equivalence (a node with class
+  and id relates to one sharing its class and to one sharing its id, which need not relate to each other),
+  so keys cannot be compared by hash: each key stands for the node's set of attributes (its *atoms*) and the
+  LCS runs over the relation itself (RelatedLCS, exact);
 - `csr`  (Definition 3) the tag and every attribute, name and value;
 - `default`, ours (docs/structure.md): the tag with its class and id, leaving out attribute values found on
   one page only, over a wider set of block tags, each distinct key kept once, in BFS order of first sight.
 
-The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash); Formula (1)
-divides it by the mean of the two lengths.
+The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash) for the relations
+that are equivalences, and the same bit-parallel recurrence over Python integers for RPSA; Formula (1)
+divides it by the mean of the two lengths. `Keyer.scorer` picks the right one.
 """
 
 from __future__ import annotations
 
 import random
+import statistics
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -27,6 +32,13 @@ from rapidfuzz.distance import LCSseq
 from checks.structure.extract import STORED_TAGS, DomSequence
 
 RELATIONS = ("default", "rsn", "rpsa", "csr")
+# What each relation is, in plain words first (forms, results); the paper's names stay for help and the CLI.
+RELATION_LABELS = {
+    "default": "kinds of blocks and their order (recommended)",
+    "rsn": "same tag name (the paper's RSN)",
+    "rpsa": "same tag and one shared class or id (the paper's RPSA)",
+    "csr": "same tag and all attributes (the paper's CSR)",
+}
 PAPER_RELATIONS = ("rsn", "rpsa", "csr")
 # The node kinds of the paper's Table 2.
 PAPER_TAGS = frozenset({"div", "span"})
@@ -114,6 +126,9 @@ class Keyer:
     # For the default method: the values seen on two pages or more (common_values); None keeps every value.
     common: set[tuple[str, str, str]] | None = None
     _ids: dict = field(default_factory=dict)
+    # RPSA only: key id -> the atom ids of its node; (tag, name, value) -> atom id.
+    _atoms: list = field(default_factory=list)
+    _atom_ids: dict = field(default_factory=dict)
 
     def node_key(self, signature: tuple[str, tuple[tuple[str, str], ...]]):
         tag, attributes = signature
@@ -125,8 +140,10 @@ class Keyer:
         if relation == "csr":
             return (tag, tuple(sorted(attributes)))
         if relation == "rpsa":
-            values = dict(attributes)
-            return (tag, *(values.get(name) if t == tag else None for t, name in self.method.attributes))
+            # The node's atoms: its attributes of the chosen subset, each (tag, name, value). Two nodes are
+            # related when they share one (Definition 2, k >= 1); a node with none relates to nothing.
+            chosen = self.method.attributes
+            return ("rpsa", tuple(sorted({(tag, n, v) for n, v in attributes if (tag, n) in chosen})))
         common = self.common
         kept = [
             (name, " ".join(sorted(value.split())) if name == "class" else value)
@@ -135,12 +152,21 @@ class Keyer:
         ]
         return (tag, *sorted(kept))
 
+    def _id(self, key) -> int:
+        ids = self._ids
+        position = ids.get(key)
+        if position is None:
+            position = ids[key] = len(ids)
+            if self.method.relation == "rpsa":
+                atom_ids = self._atom_ids
+                self._atoms.append(tuple(atom_ids.setdefault(atom, len(atom_ids)) for atom in key[1]))
+        return position
+
     def keys(self, dom: DomSequence) -> list[int]:
         """The page's key sequence (BFS order) under this method."""
-        ids = self._ids
         local = np.fromiter(
             (
-                -1 if (key := self.node_key(signature)) is None else ids.setdefault(key, len(ids))
+                -1 if (key := self.node_key(signature)) is None else self._id(key)
                 for signature in dom.signatures
             ),
             dtype=np.int64,
@@ -156,6 +182,78 @@ class Keyer:
             _, first = np.unique(sequence, return_index=True)
             sequence = sequence[np.sort(first)]
         return sequence.tolist()
+
+    def scorer(self, templates: Sequence[Sequence[int]]) -> Callable[[Sequence[int]], float]:
+        """page sequence -> its similarity to `templates` (Formula (1), combined by the method's rule), under
+        this method's relation: by hash for the equivalences, over the relation itself for RPSA."""
+        if self.method.relation != "rpsa":
+            return lambda page: combined(templates, page, self.method.combine)
+        related = [RelatedLCS(template, self._atoms) for template in templates]
+        pick = max if self.method.combine == "max" else statistics.fmean
+        return lambda page: pick([lcs.similarity(page) for lcs in related])
+
+
+class RelatedLCS:
+    """The LCS of a template with any page under a relation given by shared atoms (Algorithm 1's recurrence
+    with "related" for "equal"), exact, by the bit-parallel form of that recurrence (Allison & Dix 1986;
+    Hyyrö 2004): one column of the DP table is an integer of |template| bits, and a page node costs an AND,
+    an add, a subtract and an OR. The recurrence only reads which template nodes the page node is related to
+    (its match mask), never that the relation is transitive, so it holds for RPSA (tests check it against the
+    plain DP on random relations)."""
+
+    def __init__(self, template: Sequence[int], atoms: Sequence[tuple[int, ...]]):
+        self.atoms = atoms
+        self.length = len(template)
+        self.full = (1 << self.length) - 1
+        # Each atom's positions in the template as one integer, set bit by bit in a bytearray (OR-ing shifted
+        # integers one position at a time would cost |template|² bits for a long template).
+        bits: dict[int, bytearray] = {}
+        size = (self.length + 7) // 8
+        for position, key in enumerate(template):
+            for atom in atoms[key]:
+                row = bits.get(atom)
+                if row is None:
+                    row = bits[atom] = bytearray(size)
+                row[position >> 3] |= 1 << (position & 7)
+        self.masks = {atom: int.from_bytes(row, "little") for atom, row in bits.items()}
+        self.columns: dict[int, int] = {}  # page key -> its match mask over the template
+
+    def _mask(self, key: int) -> int:
+        mask = self.columns.get(key)
+        if mask is None:
+            mask = 0
+            for atom in self.atoms[key]:
+                mask |= self.masks.get(atom, 0)
+            self.columns[key] = mask
+        return mask
+
+    def lcs(self, page: Sequence[int]) -> int:
+        full = column = self.full
+        for key in page:
+            mask = self._mask(key)
+            if mask:
+                kept = column & mask
+                column = ((column + kept) | (column - kept)) & full
+        return self.length - column.bit_count()
+
+    def similarity(self, page: Sequence[int]) -> float:
+        if not self.length and not page:
+            return 1.0
+        if not self.length or not page:
+            return 0.0
+        return self.lcs(page) / ((self.length + len(page)) / 2)
+
+
+def related_lcs_by_table(a: Sequence, b: Sequence, related: Callable[[object, object], bool]) -> int:
+    """Algorithm 1 as the paper writes it, O(|a|·|b|) in Python, for any relation: the reference RelatedLCS is
+    tested against, and a way to check a relation on small trees by hand."""
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + 1 if related(x, y) else max(current[j - 1], previous[j]))
+        previous = current
+    return previous[-1]
 
 
 def similarity(a: Sequence[int], b: Sequence[int]) -> float:
@@ -210,8 +308,86 @@ def otsu_threshold(scores: Sequence[float], bins: int = 100) -> float:
     return float(edges[1 + int(np.argmax(between))])
 
 
-def calibrated_threshold(scores: Sequence[float], chance: float) -> float:
-    """The threshold from the score distribution alone: Otsu's cut, never below the chance level."""
+def gap_threshold(scores: Sequence[float], chance: float) -> float:
+    """The middle of the widest gap between consecutive scores above the chance level: where the crawl's
+    pages stop looking like the template. A type made from one layout sits above a clear gap; scores that
+    fall off evenly have no such gap, and the cut then lands between near neighbours."""
+    values = np.sort(np.asarray([score for score in scores if score > chance], dtype=float))[::-1]
+    if len(values) < 2:
+        return round(max(chance, 0.5), 4)
+    gaps = values[:-1] - values[1:]
+    widest = int(np.argmax(gaps))
+    return round(float((values[widest] + values[widest + 1]) / 2), 4)
+
+
+def minimum_error_threshold(scores: Sequence[float], bins: int = 100) -> float:
+    """Kittler & Illingworth's minimum-error cut (1986): the split of [0, 1] whose two groups, each fitted by
+    a normal distribution of its own share, mean and spread, explain the scores best. Otsu's cut assumes two
+    groups of like spread, so when the template's type is a small, tight group among many other pages (30
+    index pages among 530) it splits the big group instead; this one does not (docs/structure.md)."""
+    values = np.asarray(scores, dtype=float)
+    if len(values) < 2 or values.min() == values.max():
+        return float(values.max()) if len(values) else 0.5
+    histogram, edges = np.histogram(values, bins=bins, range=(0.0, 1.0))
+    p = histogram / histogram.sum()
+    middles = (edges[:-1] + edges[1:]) / 2
+    w0 = np.cumsum(p)[:-1]
+    w1 = 1 - w0
+    m0 = np.cumsum(p * middles)[:-1]
+    s0 = np.cumsum(p * middles**2)[:-1]
+    total_m, total_s = (p * middles).sum(), (p * middles**2).sum()
+    # A group inside one bin has the spread of a uniform bin, not zero (which would make its cost -inf).
+    floor = (1 / bins) / np.sqrt(12)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean0, mean1 = m0 / w0, (total_m - m0) / w1
+        sd0 = np.sqrt(np.maximum(s0 / w0 - mean0**2, 0)) + floor
+        sd1 = np.sqrt(np.maximum((total_s - s0) / w1 - mean1**2, 0)) + floor
+        cost = 1 + 2 * (w0 * np.log(sd0) + w1 * np.log(sd1)) - 2 * (w0 * np.log(w0) + w1 * np.log(w1))
+    cost[~np.isfinite(cost) | (w0 <= 0) | (w1 <= 0)] = np.inf
+    if not np.isfinite(cost).any():
+        return otsu_threshold(values, bins)
+    return float(edges[1 + int(np.argmin(cost))])
+
+
+def nested_threshold(scores: Sequence[float], chance: float, separation: float = 3.0) -> float:
+    """The minimum-error cut, then again inside the group above it while that group is itself two clearly
+    apart groups (Ashman's D > `separation`: means further apart than the spreads allow): the cut just below
+    the topmost clear group, for a small type that scores a little above many near-alike pages."""
+    values = np.asarray(scores, dtype=float)
+    threshold = minimum_error_threshold(values)
+    while True:
+        upper = values[values >= threshold]
+        if len(upper) < 4 or upper.min() == upper.max():
+            break
+        span = upper.max() - upper.min()
+        inner = minimum_error_threshold((upper - upper.min()) / span) * span + upper.min()
+        low, high = upper[upper < inner], upper[upper >= inner]
+        if len(low) == 0 or len(high) < 2:
+            break
+        d = np.sqrt(2) * abs(high.mean() - low.mean()) / np.sqrt(high.var() + low.var() + 1e-12)
+        if d <= separation:
+            break
+        threshold = float(inner)
+    return round(max(threshold, chance), 4)
+
+
+# How a threshold is chosen without labels: "minimum-error" (Kittler & Illingworth), "otsu" (most
+# between-group variance), "gap" (the widest gap) or "nested" (minimum-error again inside a bimodal top).
+# The default rule was chosen leave-one-site-out (benchmarks/structure.py --parts types, docs/structure.md).
+THRESHOLD_RULES = ("minimum-error", "otsu", "gap", "nested")
+DEFAULT_THRESHOLD_RULE = "minimum-error"
+
+
+def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = DEFAULT_THRESHOLD_RULE) -> float:
+    """The threshold from the score distribution alone, never below the chance level."""
+    if rule == "gap":
+        return gap_threshold(scores, chance)
+    if rule == "nested":
+        return nested_threshold(scores, chance)
+    if rule == "minimum-error":
+        return round(max(minimum_error_threshold(scores), chance), 4)
+    if rule != "otsu":
+        raise MethodError(f"unknown threshold rule {rule!r}: choose one of {', '.join(THRESHOLD_RULES)}")
     return round(max(otsu_threshold(scores), chance), 4)
 
 

@@ -25,9 +25,10 @@ from checks.structure.saved_filters import (
     structure_filter_label,
     structure_filter_start,
 )
-from checks.structure.similarity import RELATIONS
+from checks.structure.similarity import RELATION_LABELS
 from sites.access import can_manage
 from sites.models import Crawl
+from sites.patterns import MAX_PATTERN_LENGTH, compile_user_pattern
 from sites.services.dashboard import crawls_visible_to
 
 
@@ -37,7 +38,7 @@ class StructureFilterForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3}), help_text="Template page URLs, one a line."
     )
     relation = forms.ChoiceField(
-        choices=[(r, "default (ours)" if r == "default" else r.upper()) for r in RELATIONS], initial="default"
+        choices=list(RELATION_LABELS.items()), initial="default", label="Compare nodes by"
     )
     attributes = forms.CharField(
         required=False, help_text="RPSA's attributes, as tag.attribute, space-separated (div.class div.id …)."
@@ -50,7 +51,12 @@ class StructureFilterForm(forms.Form):
     )
     combine = forms.ChoiceField(choices=[("mean", "mean (the paper's)"), ("max", "max")], initial="mean")
     target_pattern = forms.CharField(
-        required=False, label="Targets (URL regex)", help_text="Label pages by URL to get PR and RR."
+        required=False,
+        max_length=MAX_PATTERN_LENGTH,
+        validators=[lambda text: compile_user_pattern(text, what="target pattern")],
+        label="Targets (URL regex)",
+        help_text="Pages whose URL matches are the pages you want; the result then shows precision and recall. "
+        "RE2 syntax (no back references or look-around).",
     )
 
 

@@ -1,5 +1,8 @@
 """Same-relationships (Deng & He 2018, §3.1), Formula (1), templates combined, §3.3 selection and calibration."""
 
+import random
+
+import numpy as np
 import pytest
 
 from checks.structure.extract import decode, dom_keys
@@ -7,6 +10,7 @@ from checks.structure.similarity import (
     PAPER_THRESHOLDS,
     Keyer,
     MethodError,
+    RelatedLCS,
     accuracy,
     best_threshold,
     calibrated_threshold,
@@ -15,6 +19,7 @@ from checks.structure.similarity import (
     combined,
     common_values,
     method_for,
+    related_lcs_by_table,
     select_relation,
     similarity,
 )
@@ -28,7 +33,8 @@ def dom(html: str):
 
 def score(relation, a, b, **options):
     keyer = Keyer(method_for(relation, **options))
-    return similarity(keyer.keys(dom(a)), keyer.keys(dom(b)))
+    template, page = keyer.keys(dom(a)), keyer.keys(dom(b))
+    return keyer.scorer([template])(page)
 
 
 def test_figure_1_example_scores_4_over_4_5():
@@ -59,6 +65,41 @@ def test_rpsa_compares_the_chosen_attributes_and_ignores_the_rest():
     same = score("rpsa", '<div class="a" title="t1"></div>', '<div class="a" title="t2"></div>')
     different = score("rpsa", '<div class="a"></div>', '<div class="b"></div>')
     assert same == 1.0 and different == 0.0
+
+
+def test_rpsa_relates_nodes_sharing_one_attribute_even_when_the_others_differ():
+    # Definition 2: same tag and k >= 1 common attributes (name and value), not all of them.
+    template = '<div class="a" id="x"></div><div class="b"></div>'
+    page = '<div id="x"></div><div class="b" id="y"></div>'
+    assert score("rpsa", template, page) == 1.0
+    assert score("csr", template, page) == 0.0
+
+
+def test_rpsa_is_not_transitive_and_the_lcs_follows_the_relation_itself():
+    # Each page node shares one attribute with each template node, the two page nodes share none: the LCS is 2.
+    template = '<div class="a" id="x"></div><div class="a" id="x"></div>'
+    page = '<div class="a"></div><div id="x"></div>'
+    assert score("rpsa", template, page) == 1.0
+    # Order still counts: the nested tree's BFS is div.doc, div#x, span.s; against span.s, div.doc it is 2 of 3.
+    nested = '<div class="doc"><div id="x"><span class="s"></span></div></div>'
+    flat = '<span class="s"></span><div class="doc"></div>'
+    assert score("rpsa", nested, flat) == pytest.approx(1 / 2.5)
+
+
+def test_rpsa_needs_the_same_tag_and_one_common_attribute_so_bare_nodes_relate_to_nothing():
+    assert score("rpsa", '<div class="a"></div>', '<span class="a"></span>') == 0.0
+    assert score("rpsa", "<div></div>", "<div></div>") == 0.0
+    assert score("rpsa", '<div title="t"></div>', '<div title="t"></div>') == 0.0  # title is not chosen
+
+
+def test_rpsa_lcs_equals_algorithm_1_on_random_relations():
+    rng = random.Random(7)
+    for _ in range(500):
+        atoms = [tuple(sorted(rng.sample(range(5), rng.randint(0, 3)))) for _ in range(7)]
+        a = [rng.randrange(7) for _ in range(rng.randint(0, 90))]
+        b = [rng.randrange(7) for _ in range(rng.randint(0, 90))]
+        expected = related_lcs_by_table(a, b, lambda x, y, atoms=atoms: bool(set(atoms[x]) & set(atoms[y])))
+        assert RelatedLCS(a, atoms).lcs(b) == expected
 
 
 def test_rpsa_attribute_subset_is_configurable():
@@ -158,3 +199,42 @@ def test_chance_level_is_what_shuffled_pages_score():
     pages = [list(range(20))[::-1] for _ in range(10)]
     level = chance_level([template], pages)
     assert 0.1 < level < 0.6
+
+
+def _small_tight_type_among_many_pages():
+    rng = np.random.default_rng(3)
+    others = np.clip(rng.normal(0.35, 0.12, 500), 0, 1)
+    same_type = np.clip(rng.normal(0.95, 0.02, 30), 0, 1)
+    return others, same_type
+
+
+def test_the_default_threshold_rule_isolates_a_small_tight_type_that_otsu_cuts_into_the_big_group():
+    others, same_type = _small_tight_type_among_many_pages()
+    scores = np.concatenate([others, same_type]).tolist()
+    threshold = calibrated_threshold(scores, chance=0.2)  # the default rule
+    assert threshold == calibrated_threshold(scores, 0.2, "minimum-error")
+    assert (same_type >= threshold).all() and (others >= threshold).sum() == 0
+    assert (others >= calibrated_threshold(scores, 0.2, "otsu")).sum() > 0
+
+
+def test_the_threshold_never_goes_below_the_chance_level_and_unknown_rules_are_refused():
+    others, same_type = _small_tight_type_among_many_pages()
+    assert calibrated_threshold(np.concatenate([others, same_type]).tolist(), chance=0.97) == 0.97
+    with pytest.raises(MethodError, match="threshold rule"):
+        calibrated_threshold([0.1, 0.9], 0.0, "fits-best")
+
+
+def test_the_gap_rule_cuts_in_the_widest_gap_above_chance():
+    assert calibrated_threshold([0.1, 0.2, 0.3, 0.35, 0.8, 0.85, 0.9], 0.15, "gap") == pytest.approx(0.575)
+
+
+def test_the_nested_rule_finds_a_small_type_scoring_just_above_a_group_of_near_alike_pages():
+    rng = np.random.default_rng(5)
+    others = np.clip(rng.normal(0.3, 0.1, 500), 0, 1)
+    near = rng.normal(0.80, 0.02, 100)
+    same_type = rng.normal(0.95, 0.01, 20)
+    scores = np.concatenate([others, near, same_type]).tolist()
+    one_cut = calibrated_threshold(scores, 0.2, "minimum-error")
+    assert (near >= one_cut).all()  # one cut keeps the near-alike pages with the type
+    nested = calibrated_threshold(scores, 0.2, "nested")
+    assert (same_type >= nested).all() and not (near >= nested).any()

@@ -52,7 +52,7 @@ def test_pages_like_this_saves_the_filter_runs_it_and_shows_scores_and_the_plot(
     job = job_run(job=AnalysisJob.objects.get(kind="filter", crawl=crawl))
     html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert "<svg" in html and 'class="threshold"' in html and 'class="chance"' in html
-    assert "relation-comparison" in html and "PR (Formula 2) <strong>1.000</strong>" in html
+    assert "relation-comparison" in html and "Precision <strong>1.000</strong>" in html
     assert html.count('class="row-match"') == 6
 
 
@@ -91,6 +91,7 @@ def test_page_types_list_their_shares_and_filter_the_report_by_type(signed_in, o
     job = job_run(job=job_start(kind="pagetypes", crawl=crawl, parameters={}, enqueue=False))
     html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert "page-types" in html and "Filter by this type" in html
+    assert "/ref*.html" in html and "Type 1" not in html  # named by what its pages are
     refs = next(t for t in job.result["types"] if root + "ref0.html" in t["examples"] or t["size"] == 6)
     pages = signed_in.get(reverse("checks:structure-type", args=[job.pk, refs["index"]])).content.decode()
     assert root + "ref3.html" in pages and root + "chapter1.html" not in pages
@@ -122,3 +123,39 @@ def test_the_crawl_page_offers_both_analyses_and_starts_a_filter(signed_in, owne
     assert response.status_code == 302 and response["Location"] == reverse("checks:job", args=[job.pk])
     assert job.parameters["relation"] == "rpsa" and job.parameters["threshold"] == 0.5
     assert len(job.parameters["templates"]) == 2
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "9" * 40, ""])
+def test_pages_like_this_with_a_bad_page_number_shows_an_empty_form(signed_in, owned_crawl, value):
+    crawl, _ = owned_crawl
+    response = signed_in.get(reverse("checks:structure-new", args=[crawl.pk]), {"page": value})
+    assert response.status_code == 200
+    assert "Template page URLs" in response.content.decode()
+
+
+def test_a_target_pattern_that_cannot_run_in_linear_time_is_refused_on_the_form(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    response = signed_in.post(
+        reverse("checks:structure-new", args=[crawl.pk]),
+        {
+            "templates": root + "ref1.html",
+            "relation": "default",
+            "combine": "mean",
+            "target_pattern": r"(r)\1",
+        },
+    )
+    assert response.status_code == 200
+    assert "back references" in response.content.decode()
+    assert not StructureFilter.objects.exists()
+
+
+def test_a_pattern_catastrophic_for_backtracking_labels_pages_and_the_job_finishes(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    job = job_start(
+        kind="filter",
+        crawl=crawl,
+        parameters={"templates": [root + "ref1.html"], "target_pattern": r"(/?[a-z0-9]+)+\.html$"},
+        enqueue=False,
+    )
+    job = job_run(job=job)
+    assert job.status == "finished" and job.result["labelled"]
