@@ -13,8 +13,9 @@ class CrawlConfig:
     max_depth: int = 50
     include_patterns: str = ""
     exclude_patterns: str = ""
-    concurrency: int = 4
-    delay: float = 0.25
+    concurrency: int = 4  # requests at once to one host
+    delay: float = 0.25  # seconds between request starts to one host
+    fetch_concurrency: int = 128  # requests at once across all hosts (a thread each)
     obey_robots: bool = True
     check_external: bool = True
     user_agent: str = "webaudit/0.1"
@@ -44,6 +45,7 @@ class CrawlConfig:
             "max_depth": django_settings.WEBAUDIT_CRAWL_MAX_DEPTH,
             "concurrency": django_settings.WEBAUDIT_CRAWL_CONCURRENCY,
             "delay": django_settings.WEBAUDIT_CRAWL_DELAY,
+            "fetch_concurrency": django_settings.WEBAUDIT_FETCH_CONCURRENCY,
             "obey_robots": django_settings.WEBAUDIT_CRAWL_OBEY_ROBOTS,
             "check_external": django_settings.WEBAUDIT_CRAWL_CHECK_EXTERNAL,
             "user_agent": django_settings.WEBAUDIT_USER_AGENT,
@@ -79,6 +81,11 @@ class CrawlConfig:
     @property
     def lane_concurrency(self) -> int:
         return max(1, -(-self.concurrency // self.lanes))
+
+    @property
+    def lane_fetch_concurrency(self) -> int:
+        # Never below the per-host limit: a lane must be able to use its host's slots.
+        return max(self.lane_concurrency, -(-self.fetch_concurrency // self.lanes))
 
     @property
     def lane_delay(self) -> float:
