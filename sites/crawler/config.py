@@ -18,6 +18,8 @@ class CrawlConfig:
     fetch_concurrency: int = 128  # requests at once across all hosts (a thread each)
     obey_robots: bool = True
     check_external: bool = True
+    # Hours an external target's verdict, checked by an earlier crawl of the same owner, is reused (0: never).
+    external_cache_hours: float = 24.0
     user_agent: str = "webaudit/0.1"
     timeout: float = 10.0
     max_bytes: int = 5_000_000
@@ -48,6 +50,7 @@ class CrawlConfig:
             "fetch_concurrency": django_settings.WEBAUDIT_FETCH_CONCURRENCY,
             "obey_robots": django_settings.WEBAUDIT_CRAWL_OBEY_ROBOTS,
             "check_external": django_settings.WEBAUDIT_CRAWL_CHECK_EXTERNAL,
+            "external_cache_hours": django_settings.WEBAUDIT_EXTERNAL_CACHE_HOURS,
             "user_agent": django_settings.WEBAUDIT_USER_AGENT,
             "timeout": django_settings.WEBAUDIT_FETCH_TIMEOUT,
             "max_bytes": django_settings.WEBAUDIT_FETCH_MAX_BYTES,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
 from checks.soft404.verdict import PageVerdict
@@ -52,6 +53,8 @@ class PageOutcome:
     compressed_body: bytes | None = None
     extracts: dict[str, bytes] = field(default_factory=dict)  # the analyses' extractors' results, by name
     judgement: Judgement | None = None
+    # An external target's verdict reused from an earlier check (sites/services/external_cache.py): not fetched.
+    cached: Any = None
 
     @property
     def requests(self) -> int:
@@ -318,6 +321,13 @@ class CrawlSession:
 
     def _should_follow(self, job: FetchJob, result: FetchResult) -> bool:
         return job.is_internal and self.scope.same_site(result.final_url)
+
+
+def completed(value: Any) -> Future:
+    """A future already holding `value` (an outcome known without fetching)."""
+    future: Future = Future()
+    future.set_result(value)
+    return future
 
 
 def _robots_text(result: FetchResult) -> str | None:

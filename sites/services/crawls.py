@@ -21,10 +21,11 @@ from checks.services import probes_load
 from checks.soft404.errors import ModelVersionError
 from sites.crawler.config import CrawlConfig
 from sites.crawler.extractors import extractors_for
-from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
+from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, completed, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
+from sites.services.external_cache import external_cache_lookup
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
 from sites.services.leases import (
     LeaseKeeper,
@@ -95,6 +96,7 @@ def crawl_config_for(
         "delay": site.delay,
         "obey_robots": site.obey_robots,
         "check_external": site.check_external,
+        "external_cache_hours": site.external_cache_hours,
     }
     # What the caller asks for this one crawl wins over the site's settings, which win over the defaults.
     chosen = {"max_pages": max_pages, "max_depth": max_depth, **overrides}
@@ -252,10 +254,18 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
         session.probes.learn(
             probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
         )
-    outcomes = session.submit_batch(
-        [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages]
+    cached = external_cache_lookup(
+        owner_id=crawl.site.owner_id,
+        url_keys=[page.url_key for page in pages if not page.is_internal and not page.attempts],
+        max_age_hours=session.config.external_cache_hours,
+        now=timezone.now(),
     )
-    return InFlight(token, pages, outcomes)
+    futures = []
+    for page in pages:
+        job = FetchJob(page.pk, page.url, page.is_internal, page.attempts)
+        hit = None if page.is_internal else cached.get(page.url_key)
+        futures.append(completed(PageOutcome(job, cached=hit)) if hit else session.submit(job))
+    return InFlight(token, pages, lambda: [future.result() for future in futures])
 
 
 def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
