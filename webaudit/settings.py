@@ -243,12 +243,16 @@ WEBAUDIT_CRAWL_DELAY = env_float("WEBAUDIT_CRAWL_DELAY", 0.25, minimum=0.0)
 # request waiting for its host's turn holds no thread, so this many hosts are talked to at once (docs/crawling.md).
 WEBAUDIT_FETCH_CONCURRENCY = env_int("WEBAUDIT_FETCH_CONCURRENCY", 128, minimum=1)
 if WEBAUDIT_FETCH_CONCURRENCY > 1024:
-    raise ImproperlyConfigured(f"WEBAUDIT_FETCH_CONCURRENCY={WEBAUDIT_FETCH_CONCURRENCY} is above its maximum 1024")
+    raise ImproperlyConfigured(
+        f"WEBAUDIT_FETCH_CONCURRENCY={WEBAUDIT_FETCH_CONCURRENCY} is above its maximum 1024"
+    )
 # Hours an external link target's verdict is reused by later crawls of the same owner's sites (lychee's --cache,
 # --max-cache-age 1d); 0 checks every target every time. A site may set its own.
 WEBAUDIT_EXTERNAL_CACHE_HOURS = env_float("WEBAUDIT_EXTERNAL_CACHE_HOURS", 24.0, minimum=0.0)
 if WEBAUDIT_EXTERNAL_CACHE_HOURS > 8760:
-    raise ImproperlyConfigured(f"WEBAUDIT_EXTERNAL_CACHE_HOURS={WEBAUDIT_EXTERNAL_CACHE_HOURS} is above a year")
+    raise ImproperlyConfigured(
+        f"WEBAUDIT_EXTERNAL_CACHE_HOURS={WEBAUDIT_EXTERNAL_CACHE_HOURS} is above a year"
+    )
 WEBAUDIT_CRAWL_OBEY_ROBOTS = env_bool("WEBAUDIT_CRAWL_OBEY_ROBOTS", True)
 WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
 # A crawl task works for about this long, then hands over to its successor (so a dead worker costs little).
