@@ -29,6 +29,9 @@ T = TypeVar("T")
 # Hosts with nothing queued or running are forgotten once this many are tracked, unless a pause or delay of
 # theirs is still running (forgetting it would let the next request in early).
 PRUNE_AFTER_HOSTS = 4096
+# A thread with nothing to do for this long ends (a new one starts when needed): a process keeping the sessions of
+# several crawls does not keep a full pool for each.
+IDLE_THREAD_SECONDS = 30.0
 
 
 @dataclass
@@ -58,6 +61,7 @@ class SchedulerStats:
     hosts_waiting: int  # hosts with a queued request
     started: int  # requests started since the scheduler was made
     max_running: int  # the most requests that ran at once
+    threads: int  # threads alive now
 
 
 class PoliteScheduler:
@@ -76,7 +80,7 @@ class PoliteScheduler:
         self._heap: list[tuple[float, int, str]] = []
         self._order = itertools.count()
         self._cond = threading.Condition()
-        self._threads: list[threading.Thread] = []
+        self._threads = 0
         self._idle = 0
         self._queued = self._running = self._started = self._max_running = 0
         self._closed = False
@@ -120,18 +124,23 @@ class PoliteScheduler:
     def stats(self) -> SchedulerStats:
         with self._cond:
             waiting = sum(1 for state in self._hosts.values() if state.queue)
-            return SchedulerStats(self._queued, self._running, waiting, self._started, self._max_running)
+            return SchedulerStats(
+                self._queued, self._running, waiting, self._started, self._max_running, self._threads
+            )
 
     def close(self, *, cancel: bool = True) -> None:
         """Stop the threads once their current request ends; queued requests are cancelled."""
+        dropped: list[_Request] = []
         with self._cond:
             self._closed = True
             if cancel:
                 for state in self._hosts.values():
-                    while state.queue:
-                        state.queue.popleft().future.cancel()
+                    dropped += state.queue
+                    state.queue.clear()
                 self._queued = 0
             self._cond.notify_all()
+        for request in dropped:  # outside the lock: cancelling runs the futures' callbacks
+            request.future.cancel()
 
     # The threads' side -------------------------------------------------------------------------------------------
     def _schedule(self, key: str, state: _Host) -> None:
@@ -143,16 +152,16 @@ class PoliteScheduler:
 
     def _spawn_if_needed(self) -> None:
         # A new thread only when every thread is busy: a thread that sleeps until a host's turn is idle.
-        if self._idle == 0 and len(self._threads) < self.workers and self._heap:
-            thread = threading.Thread(
-                target=self._work, name=f"{self.name}-{len(self._threads)}", daemon=True
-            )
-            self._threads.append(thread)
+        if self._idle == 0 and self._threads < self.workers and self._heap:
+            thread = threading.Thread(target=self._work, name=f"{self.name}-{self._threads}", daemon=True)
+            self._threads += 1
             self._idle += 1
             thread.start()
 
     def _take(self) -> _Request | None:
-        """The next request that may start now, waiting for one; None once the scheduler is closed (lock held)."""
+        """The next request that may start now, waiting for one; None once the scheduler is closed or after
+        IDLE_THREAD_SECONDS with nothing queued (lock held)."""
+        idle_since = time.monotonic()
         while not self._closed:
             now = time.monotonic()
             if self._heap and self._heap[0][0] <= now:
@@ -171,7 +180,9 @@ class PoliteScheduler:
                 self._max_running = max(self._max_running, self._running)
                 self._schedule(key, state)
                 return request
-            self._cond.wait(self._heap[0][0] - now if self._heap else None)
+            if not self._heap and now - idle_since >= IDLE_THREAD_SECONDS:
+                return None
+            self._cond.wait(self._heap[0][0] - now if self._heap else IDLE_THREAD_SECONDS)
         return None
 
     def _work(self) -> None:
@@ -180,6 +191,7 @@ class PoliteScheduler:
                 request = self._take()
                 if request is None:
                     self._idle -= 1
+                    self._threads -= 1
                     return
                 self._idle -= 1
                 self._spawn_if_needed()

@@ -7,6 +7,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -203,16 +204,20 @@ def crawl_step(
             if (time.monotonic() < deadline or not claims) and _room_for_a_batch(
                 session, in_flight, batch_size, max_pages
             ):
-                claimed = _claim_and_submit(crawl, session, batch_size, lease)
+                claimed = _claim_and_submit(crawl, session, _claim_size(in_flight, batch_size, config), lease)
                 claims += 1
                 if claimed is not None:
                     keeper.hold(claimed.token)
                     in_flight.append(claimed)
                     continue
             if in_flight:
-                batch = in_flight.popleft()
-                _record(crawl, session, config, batch)
-                keeper.release(batch.token)
+                # The oldest batch, and with it those after it that are done too, in one transaction.
+                batches = [in_flight.popleft()]
+                while in_flight and in_flight[0].done():
+                    batches.append(in_flight.popleft())
+                _record(crawl, session, config, batches)
+                for batch in batches:
+                    keeper.release(batch.token)
                 continue
             if time.monotonic() >= deadline:
                 return StepResult(more=True)
@@ -237,11 +242,25 @@ def _room_for_a_batch(
     return pending + batch_size <= max_pages and session.scheduler.backlog_seconds() < BACKLOG_SECONDS
 
 
+def _claim_size(in_flight: deque[InFlight], batch_size: int, config: CrawlConfig) -> int:
+    """Pages to claim: a batch of the site's own pages keeps its one host busy; when the last batch held only
+    external targets (on many hosts, so many threads can take them at once), as many as there are threads."""
+    if in_flight and not any(page.is_internal for page in in_flight[-1].pages):
+        return max(batch_size, config.lane_fetch_concurrency)
+    return batch_size
+
+
 @dataclass
 class InFlight:
     token: uuid.UUID
     pages: list[Page]
-    outcomes: Callable[[], list[PageOutcome]]
+    futures: list[Future[PageOutcome]]
+
+    def done(self) -> bool:
+        return all(future.done() for future in self.futures)
+
+    def outcomes(self) -> list[PageOutcome]:
+        return [future.result() for future in self.futures]
 
 
 def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: float) -> InFlight | None:
@@ -265,17 +284,17 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
         job = FetchJob(page.pk, page.url, page.is_internal, page.attempts)
         hit = None if page.is_internal else cached.get(page.url_key)
         futures.append(completed(PageOutcome(job, cached=hit)) if hit else session.submit(job))
-    return InFlight(token, pages, lambda: [future.result() for future in futures])
+    return InFlight(token, pages, futures)
 
 
-def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
-    outcomes = batch.outcomes()
+def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batches: list[InFlight]) -> None:
+    outcomes = [outcome for batch in batches for outcome in batch.outcomes()]
     frontier_record(
         crawl=crawl,
         scope=session.scope,
         config=config,
-        token=batch.token,
-        pages=batch.pages,
+        tokens=[batch.token for batch in batches],
+        pages=[page for batch in batches for page in batch.pages],
         outcomes=outcomes,
         extra_requests=_store_fetched_robots(crawl, session),
     )

@@ -220,7 +220,7 @@ def frontier_record(
     crawl: Crawl,
     scope: CrawlScope,
     config: CrawlConfig,
-    token: uuid.UUID,
+    tokens: list[uuid.UUID],
     pages: list[Page],
     outcomes: list[PageOutcome],
     extra_requests: int = 0,
@@ -236,7 +236,7 @@ def frontier_record(
     retried: list[Page] = []
     checked_external: list[tuple[str, str, dict]] = []  # (url_key, url, fields) to keep for later crawls
     with transaction.atomic():
-        held = Page.objects.filter(pk__in=list(by_id), claim_token=token, state=Page.State.CLAIMED)
+        held = Page.objects.filter(pk__in=list(by_id), claim_token__in=tokens, state=Page.State.CLAIMED)
         if connection.features.has_select_for_update:
             held = held.select_for_update()
         mine = set(held.values_list("id", flat=True))
