@@ -108,19 +108,19 @@ class PoliteScheduler:
             state.paused_until = max(state.paused_until, time.monotonic() + seconds)
             # The host's heap entry may say "earlier": a thread popping it looks at the pause again.
 
-    def backlog_seconds(self) -> float:
-        """How long the busiest host's queue will take by its politeness alone: its queued requests' gaps plus
-        any pause or delay still running. A caller keeps feeding the scheduler while this is short."""
+    def backlog(self) -> tuple[float, float]:
+        """How far behind the busiest host is: the seconds its queue will take by its politeness alone (its
+        queued requests' gaps, plus any pause or delay still running), and its queued requests per slot (which
+        count when there is no delay). A caller keeps feeding the scheduler while both are small."""
         now = time.monotonic()
         with self._cond:
-            return max(
-                (
-                    sum(request.gap for request in state.queue) + max(0.0, state.ready_at() - now)
-                    for state in self._hosts.values()
-                    if state.queue
-                ),
+            waiting = [state for state in self._hosts.values() if state.queue]
+            seconds = max(
+                (sum(r.gap for r in state.queue) + max(0.0, state.ready_at() - now) for state in waiting),
                 default=0.0,
             )
+            per_slot = max((len(state.queue) for state in waiting), default=0) / self.per_host
+            return seconds, per_slot
 
     def stats(self) -> SchedulerStats:
         with self._cond:

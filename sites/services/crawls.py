@@ -44,7 +44,9 @@ log = logging.getLogger(__name__)
 # database time per batch on SQLite, under 5% of a batch's wall time on the test bed).
 BATCH_PER_THREAD = 8
 # Pages claimed and not yet written, per thread of the scheduler, when their hosts are not backlogged; and the
-# politeness wait on one host's queue above which no more batches are claimed before the oldest is written.
+# politeness wait on one host's queue above which no more batches are claimed before the oldest is written (as
+# they are not when a host has more than BATCH_PER_THREAD requests queued per slot: with no delay, a site's own
+# pages queue that way, and more of them would only wait longer).
 PAGES_IN_FLIGHT_PER_THREAD = 4
 BACKLOG_SECONDS = 2.0
 
@@ -239,7 +241,10 @@ def _room_for_a_batch(
     if len(in_flight) < 2:
         return True
     pending = sum(len(batch.pages) for batch in in_flight)
-    return pending + batch_size <= max_pages and session.scheduler.backlog_seconds() < BACKLOG_SECONDS
+    if pending + batch_size > max_pages:
+        return False
+    seconds, per_slot = session.scheduler.backlog()
+    return seconds < BACKLOG_SECONDS and per_slot < BATCH_PER_THREAD
 
 
 def _claim_size(in_flight: deque[InFlight], batch_size: int, config: CrawlConfig) -> int:

@@ -181,3 +181,24 @@ def test_a_thread_left_with_nothing_to_do_ends(monkeypatch):
         assert scheduler.submit("a", lambda: 2).result(timeout=5) == 2  # a new thread when needed
     finally:
         scheduler.close()
+
+
+def test_the_backlog_is_that_of_the_busiest_host():
+    release = threading.Event()
+    scheduler = PoliteScheduler(workers=4, per_host=1, delay=0.5)
+    try:
+        running = scheduler.submit("a", release.wait)
+        queued = [scheduler.submit("a", lambda: None) for _ in range(3)] + [
+            scheduler.submit("b", lambda: None)
+        ]
+        queued[-1].result(timeout=5)  # b's one request went at once
+        seconds, per_slot = scheduler.backlog()
+        assert 1.5 <= seconds <= 2.0  # three gaps of 0.5 s, and a's spacing still running
+        assert per_slot == 3
+        release.set()
+        for future in [running, *queued]:
+            future.result(timeout=10)
+        assert scheduler.backlog() == (0.0, 0.0)
+    finally:
+        release.set()
+        scheduler.close()
