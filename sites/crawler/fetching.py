@@ -167,7 +167,9 @@ class CrawlSession:
                     self._robots_fetched[site_origin] = text
                     del self._robots_pending[site_origin]
                 ready.set_result(None)
-            except BaseException as exc:
+            except BaseException as exc:  # the pages waiting fail with it; the next page asks again
+                with self._lock:
+                    self._robots_pending.pop(site_origin, None)
                 ready.set_exception(exc)
 
         self._submit_robots(site_origin).add_done_callback(learned)
