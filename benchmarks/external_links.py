@@ -26,6 +26,7 @@ import asyncio
 import ipaddress
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -262,19 +263,24 @@ def measure_lychee(url: str, lychee: str) -> Run:
     with tempfile.TemporaryDirectory(prefix="lychee-bench-") as folder:
         # --no-progress and JSON: nothing drawn on a terminal; a fresh folder: no .lycheecache read.
         command = [lychee, "--no-progress", "--format", "json", url]
-        started = time.monotonic()
+        before, started = _children_cpu(), time.monotonic()
         done = subprocess.run(
             command, cwd=folder, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS, check=False
         )
-        seconds = time.monotonic() - started
+        seconds, cpu = time.monotonic() - started, _children_cpu() - before
     report = json.loads(done.stdout)
     return Run(
         tool="lychee",
         seconds=seconds,
         checked=report["total"],
         ok=report["successful"],
-        cpu_seconds=0.0,
+        cpu_seconds=cpu,
     )
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def run_child(tool: str, server: Server, args: argparse.Namespace) -> Run:
@@ -393,12 +399,13 @@ def main(argv: list[str] | None = None) -> int:
         f"webaudit options: {args.webaudit_options or 'defaults'}"
     )
     print(
-        f"{'tool':9} {'seconds':>8} {'checked':>8} {'ok':>5} {'requests':>8} {'in flight':>9} {'per host':>8} {'load':>5}"
+        f"{'tool':9} {'seconds':>8} {'CPU s':>6} {'checked':>8} {'ok':>5} {'requests':>8} {'in flight':>9} "
+        f"{'per host':>8} {'load':>5}"
     )
     for run in runs:
         print(
-            f"{run.tool:9} {run.seconds:8.2f} {run.checked:8} {run.ok:5} {run.requests:8} {run.max_in_flight:9} "
-            f"{run.max_per_host:8} {run.load:5.1f}"
+            f"{run.tool:9} {run.seconds:8.2f} {run.cpu_seconds:6.2f} {run.checked:8} {run.ok:5} {run.requests:8} "
+            f"{run.max_in_flight:9} {run.max_per_host:8} {run.load:5.1f}"
         )
     summary = summarize(runs) if set(tools) == set(TOOLS) else None
     if summary:
