@@ -11,24 +11,19 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
-from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.judging import Judgement, judge
 from sites.crawler.parse import ParsedPage, robots_directives
 from sites.crawler.reading import PageReader, PageRequest
-from sites.crawler.urls import CrawlScope, origin, site_key
-from sites.http import Fetcher, FetchPolicy, FetchResult, RobotsRules, robots_url
-from sites.http import parse_robots as robots_text_of
-from sites.http.robots import ROBOTS_MAX_BYTES
+from sites.crawler.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
+from sites.crawler.soft404.verdict import PageVerdict
+from sites.crawler.urls import CrawlScope
+from sites.http import FetchResult, PoliteFetcher
 from sites.http.scheduler import PoliteScheduler
+from sites.http.urls import origin
 
-# A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
-MAX_CRAWL_DELAY = 60.0
-RETRYABLE_STATUSES = frozenset({429, 503})
 # zlib level 1 shrinks documentation HTML ~3.5x at 5x the speed of the default level 6 (~4x).
 BODY_COMPRESSION_LEVEL = 1
-HOST_UNREACHABLE = frozenset({"invalid_url", "dns", "connect", "blocked_address", "tls"})
 
 
 @dataclass(frozen=True)
@@ -66,120 +61,58 @@ class PageOutcome:
 
 @dataclass
 class CrawlSession:
-    """What one process keeps between a crawl's batches: the pooled fetcher, the scheduler, parsed robots.
+    """What one process keeps between a crawl's batches: a scheduled polite fetcher (pooled connections, per-host
+    politeness, robots.txt rules, a bounded pool of threads across hosts).
 
     A page is a chain of steps, each started when the one before it ends: its origin's robots.txt (fetched once,
     by whichever page needs it first), the page itself, its directory's soft-404 probe, then reading it. Each
-    request waits in its host's queue of the PoliteScheduler, holding no thread, so a crawl checking links to
-    a thousand hosts talks to `fetch_concurrency` of them at once, each at its own politeness."""
+    request waits in its host's queue of the fetcher's PoliteScheduler, holding no thread, so a crawl checking
+    links to a thousand hosts talks to `fetch_concurrency` of them at once, each at its own politeness."""
 
     config: CrawlConfig
     reader: PageReader  # reads fetched HTML pages, in processes of their own by default (reading.py)
-    fetcher: Fetcher = field(init=False)
-    scheduler: PoliteScheduler = field(init=False)
+    polite: PoliteFetcher = field(init=False)
     scope: CrawlScope = field(init=False)
-    rules: dict[str, RobotsRules] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         config = self.config
-        workers = config.lane_fetch_concurrency
-        self.fetcher = Fetcher(
-            FetchPolicy(
-                user_agent=config.user_agent,
-                timeout=config.timeout,
-                max_bytes=config.max_bytes,
-                max_redirects=config.max_redirects,
-                allowed_networks=config.allowed_networks,
-                pool_size=max(10, config.lane_concurrency * 2),
-                # Connections kept for this many hosts: one per request that may run at once.
-                pool_hosts=max(10, workers),
-            )
-        )
-        self.scheduler = PoliteScheduler(
-            workers=workers, per_host=config.lane_concurrency, delay=config.lane_delay, name="fetch"
-        )
+        self.polite = PoliteFetcher(config.lane_fetch_settings, scheduled=True)
         self.scope = CrawlScope.from_text(config.start_url, config.include_patterns, config.exclude_patterns)
-        self.probes: ProbeCache | None = ProbeCache(self._polite_fetch) if config.probe else None
+        self.probes: ProbeCache | None = ProbeCache(self.polite.fetch) if config.probe else None
         self._lock = threading.Lock()
-        self._robots_pending: dict[str, Future[None]] = {}
-        self._robots_fetched: dict[str, str | None] = {}  # fetched by the page chains, not yet stored
         self._probes_pending: dict[str, Future[ProbeAnswer]] = {}
         if config.classify:
             self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
-    def _polite_fetch(self, url: str, max_bytes: int | None = None) -> FetchResult:
-        """Fetch `url` in its host's turn and wait for it (for callers that need the answer in their thread)."""
-        return self._submit_fetch(url, max_bytes).result()
-
-    def _submit_fetch(self, url: str, max_bytes: int | None = None) -> Future[FetchResult]:
-        return self.scheduler.submit(
-            site_key(url),
-            partial(self.fetcher.fetch, url, max_bytes=max_bytes),
-            min_delay=self._crawl_delay(url),
-        )
-
-    def _robots_allow(self, url: str) -> bool:
-        rules = self.rules.get(origin(url)) if self.config.obey_robots else None
-        return rules is None or rules.allowed(url)
+    @property
+    def scheduler(self) -> PoliteScheduler:
+        return self.polite.scheduler
 
     def close(self) -> None:
-        self.scheduler.close()
-        self.fetcher.close()
+        self.polite.close()
 
     # robots.txt ---------------------------------------------------------------------------------------------
     def origins_missing_robots(self, urls: list[str]) -> list[str]:
-        if not self.config.obey_robots:
-            return []
-        return sorted({origin(url) for url in urls} - set(self.rules))
+        return self.polite.origins_missing_robots(urls)
 
     def learn_robots(self, known: dict[str, str | None]) -> None:
         for site_origin, text in known.items():
-            self.rules[site_origin] = RobotsRules(text, self.config.user_agent)
+            self.polite.learn_robots(site_origin, text)
 
     def fetch_robots(self, origins: list[str]) -> dict[str, str | None]:
         """Fetch robots.txt of each origin (politely, all hosts at once); return the texts to keep (None =
         disallow all)."""
-        futures = {site_origin: self._submit_robots(site_origin) for site_origin in origins}
-        texts = {site_origin: _robots_text(future.result()) for site_origin, future in futures.items()}
-        self.learn_robots(texts)
-        return texts
-
-    def _submit_robots(self, site_origin: str) -> Future[FetchResult]:
-        return self._submit_fetch(robots_url(site_origin + "/"), ROBOTS_MAX_BYTES)
-
-    def _robots_ready(self, site_origin: str) -> Future[None]:
-        """Done once the rules of `site_origin` are known: fetched by the first page that needs them."""
-        with self._lock:
-            pending = self._robots_pending.get(site_origin)
-            if pending is not None:
-                return pending
-            ready: Future[None] = Future()
-            if site_origin in self.rules:
-                ready.set_result(None)
-                return ready
-            self._robots_pending[site_origin] = ready
-
-        def learned(fetched: Future[FetchResult]) -> None:
-            try:
-                text = _robots_text(fetched.result())
-                with self._lock:
-                    self.rules[site_origin] = RobotsRules(text, self.config.user_agent)
-                    self._robots_fetched[site_origin] = text
-                    del self._robots_pending[site_origin]
-                ready.set_result(None)
-            except BaseException as exc:  # the pages waiting fail with it; the next page asks again
-                with self._lock:
-                    self._robots_pending.pop(site_origin, None)
-                ready.set_exception(exc)
-
-        self._submit_robots(site_origin).add_done_callback(learned)
-        return ready
+        for ready in [self.polite.robots_ready(site_origin) for site_origin in origins]:
+            ready.result()
+        fetched = self.polite.take_fetched_robots()
+        return {
+            site_origin: fetched.get(site_origin, self.polite.rules[site_origin].text)
+            for site_origin in origins
+        }
 
     def take_fetched_robots(self) -> dict[str, str | None]:
         """The robots.txt texts the page chains fetched since the last call (to store them and count them)."""
-        with self._lock:
-            fetched, self._robots_fetched = self._robots_fetched, {}
-        return fetched
+        return self.polite.take_fetched_robots()
 
     # pages --------------------------------------------------------------------------------------------------
     def fetch_batch(self, jobs: list[FetchJob]) -> list[PageOutcome]:
@@ -193,32 +126,22 @@ class CrawlSession:
     def submit(self, job: FetchJob) -> Future[PageOutcome]:
         """Start the page's chain; the future holds its outcome."""
         done: Future[PageOutcome] = Future()
-        if self.config.obey_robots:
-            ready = self._robots_ready(origin(job.url))
-            ready.add_done_callback(_step(done, lambda _: self._fetch_page(job, done)))
-        else:
-            _step(done, lambda _: self._fetch_page(job, done))(None)
+        ready = self.polite.robots_ready(origin(job.url))
+        ready.add_done_callback(_step(done, lambda _: self._fetch_page(job, done)))
         return done
 
-    def _crawl_delay(self, url: str) -> float:
-        rules = self.rules.get(origin(url))
-        delay = rules.crawl_delay() if rules is not None else None
-        return min(delay or 0.0, MAX_CRAWL_DELAY)
-
     def _fetch_page(self, job: FetchJob, done: Future[PageOutcome]) -> None:
-        if not self._robots_allow(job.url):
+        if not self.polite.allowed(job.url):
             done.set_result(PageOutcome(job, blocked_by_robots=True))
             return
-        self._submit_fetch(job.url).add_done_callback(
+        self.polite.submit(job.url).add_done_callback(
             _step(done, lambda f: self._fetched(job, f.result(), done))
         )
 
     def _fetched(self, job: FetchJob, result: FetchResult, done: Future[PageOutcome]) -> None:
         outcome = PageOutcome(job, result=result)
-        if result.status in RETRYABLE_STATUSES and job.attempts < self.config.retries:
-            backoff = self.config.backoff_seconds * 2**job.attempts
-            outcome.retry_in = min(self.config.backoff_cap_seconds, max(result.retry_after or 0.0, backoff))
-            self.scheduler.penalize(site_key(job.url), outcome.retry_in)
+        outcome.retry_in = self.polite.backoff(job.url, result, job.attempts)
+        if outcome.retry_in is not None:
             done.set_result(outcome)
             return
         if result.body and result.is_html and result.status is not None and 200 <= result.status < 300:
@@ -277,14 +200,11 @@ class CrawlSession:
         """The probe of the page's target (its directory, lookup or identifier; fetched on first need) and
         whether this page's chain fetched it; none for a site root without a lookup query (never a soft-404 by
         the probe, Table 1) or a target robots.txt keeps the crawl out of."""
-        answer: Future[tuple[ProbeAnswer | None, bool]] = Future()
         if self.probes is None:
-            answer.set_result((None, False))
-            return answer
+            return completed((None, False))
         target = self.probes.target(url)
-        if target.is_root() or not self._robots_allow(target.scope_url):
-            answer.set_result((None, False))
-            return answer
+        if target.is_root() or not self.polite.allowed(target.scope_url):
+            return completed((None, False))
         with self._lock:
             known = self.probes.known(target.key)
             pending = self._probes_pending.get(target.key) if known is None else None
@@ -292,8 +212,8 @@ class CrawlSession:
             if first:
                 pending = self._probes_pending[target.key] = Future()
         if known is not None:
-            answer.set_result((known, False))
-            return answer
+            return completed((known, False))
+        answer: Future[tuple[ProbeAnswer | None, bool]] = Future()
 
         def answered(probe: Future[ProbeAnswer]) -> None:
             try:
@@ -303,7 +223,7 @@ class CrawlSession:
 
         pending.add_done_callback(answered)
         if first:
-            self._submit_fetch(target.url(self.probes.rng)).add_done_callback(
+            self.polite.submit(target.url(self.probes.rng)).add_done_callback(
                 partial(self._probe_fetched, target.key, pending)
             )
         return answer
@@ -330,14 +250,6 @@ def completed(value: Any) -> Future:
     future: Future = Future()
     future.set_result(value)
     return future
-
-
-def _robots_text(result: FetchResult) -> str | None:
-    if result.error_kind in HOST_UNREACHABLE:
-        # Nothing answers there: the page fetches will fail with the real reason, which is what an audit must
-        # report, rather than "disallowed by robots.txt".
-        return ""
-    return robots_text_of(result)
 
 
 def _step(done: Future, then: Callable[[Future | None], None]) -> Callable[[Future | None], None]:
