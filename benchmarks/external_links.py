@@ -295,6 +295,7 @@ def run_child(tool: str, server: Server, args: argparse.Namespace) -> Run:
             server.url,
             "--webaudit-options",
             args.webaudit_options,
+            *("--hosts", str(args.hosts), "--urls-per-host", str(args.urls_per_host)),
         ]
         with tempfile.TemporaryDirectory(prefix="webaudit-bench-") as var_dir:
             env = {
