@@ -269,6 +269,7 @@ class PageAdmin(ReadOnlyRecordAdmin):
                     "soft404_probability",
                     "strikes",
                     "failing_since",
+                    "verdict_cached_at",
                     "probe_evidence",
                 )
             },

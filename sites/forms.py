@@ -27,6 +27,10 @@ class SiteForm(forms.ModelForm):
     max_depth = forms.IntegerField(label="Max depth", required=False, min_value=0)
     concurrency = forms.IntegerField(label="Concurrent requests", required=False, min_value=1, max_value=32)
     delay = forms.FloatField(label="Delay (seconds)", required=False, min_value=0, max_value=60)
+    # A year at most: a verdict older than that says nothing of the link today.
+    external_cache_hours = forms.FloatField(
+        label="Reuse external verdicts (hours)", required=False, min_value=0, max_value=8760
+    )
 
     class Meta:
         model = Site
@@ -45,6 +49,7 @@ class SiteForm(forms.ModelForm):
             "max_depth": settings.WEBAUDIT_CRAWL_MAX_DEPTH,
             "concurrency": settings.WEBAUDIT_CRAWL_CONCURRENCY,
             "delay": settings.WEBAUDIT_CRAWL_DELAY,
+            "external_cache_hours": settings.WEBAUDIT_EXTERNAL_CACHE_HOURS,
         }
         for name, default in defaults.items():
             self.fields[name].help_text = f"Leave blank for the default ({default})."

@@ -47,6 +47,12 @@ class Site(models.Model):
     delay = models.FloatField(null=True, blank=True, help_text="Seconds between requests to one host.")
     obey_robots = models.BooleanField(default=True)
     check_external = models.BooleanField(default=True, help_text="Check (not crawl) outbound link targets.")
+    external_cache_hours = models.FloatField(
+        null=True,
+        blank=True,
+        help_text="Hours an external target's verdict is reused by the owner's later crawls instead of checked "
+        "again; 0 checks every target every time.",
+    )
 
     objects = SiteQuerySet.as_manager()
 
@@ -60,6 +66,7 @@ class Site(models.Model):
         "delay",
         "obey_robots",
         "check_external",
+        "external_cache_hours",
     )
 
     class Meta:
@@ -110,6 +117,11 @@ class Crawl(models.Model):
     # URLs admitted to the frontier so far (the page cap's count), kept here so that no batch counts the crawl.
     internal_admitted = models.PositiveIntegerField(default=0)
     external_admitted = models.PositiveIntegerField(default=0)
+    # External targets with a verdict so far (checked, or reused from the owner's cache), and when the first of
+    # them was written: the dashboard's "external targets left, at what rate".
+    external_done = models.PositiveIntegerField(default=0)
+    external_cached = models.PositiveIntegerField(default=0)
+    external_started_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -125,6 +137,21 @@ class Crawl(models.Model):
     def requests_per_page(self) -> float:
         """HTTP requests per fetched page: robots.txt, redirect hops and soft-404 probes included."""
         return self.requests_made / self.pages_done if self.pages_done else 0.0
+
+    @property
+    def external_left(self) -> int:
+        """External targets admitted and not yet given a verdict."""
+        return max(0, self.external_admitted - self.external_done)
+
+    @property
+    def external_rate(self) -> float | None:
+        """External targets given a verdict a second since the first was (reused ones included); None before."""
+        if not self.external_started_at or not self.external_done:
+            return None
+        from django.utils import timezone
+
+        end = self.finished_at or (timezone.now() if self.is_active else self.heartbeat_at) or timezone.now()
+        return self.external_done / max(1.0, (end - self.external_started_at).total_seconds())
 
     @property
     def duration_seconds(self) -> float | None:
@@ -206,6 +233,11 @@ class Page(models.Model):
         default=0, help_text="Checks that failed transiently in a row."
     )
     failing_since = models.DateTimeField(null=True, blank=True)
+    verdict_cached_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="For an external target whose verdict was reused from an earlier crawl: when it was checked.",
+    )
 
     objects = PageQuerySet.as_manager()
 
@@ -223,6 +255,24 @@ class Page(models.Model):
     @property
     def is_broken(self) -> bool:
         return self.verdict in BROKEN_VERDICTS
+
+
+class ExternalCheck(models.Model):
+    """The last check of an external link target for one owner, reused by the owner's crawls for a while (the
+    site's external_cache_hours, WEBAUDIT_EXTERNAL_CACHE_HOURS by default), as lychee's --cache does."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    url_key = models.CharField(max_length=40)
+    url = models.TextField()
+    checked_at = models.DateTimeField()
+    # The page fields of that check (status, final URL, redirects, verdict...), as frontier_record wrote them.
+    fields = models.JSONField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "url_key"], name="external_check_unique")]
+
+    def __str__(self) -> str:
+        return self.url
 
 
 class PageBody(models.Model):

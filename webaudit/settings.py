@@ -12,6 +12,7 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from webaudit.env import env_bool, env_cache, env_float, env_int, env_list, env_networks, env_sigmas, env_str
 
@@ -239,6 +240,20 @@ WEBAUDIT_CRAWL_MAX_PAGES = env_int("WEBAUDIT_CRAWL_MAX_PAGES", 1000, minimum=1)
 WEBAUDIT_CRAWL_MAX_DEPTH = env_int("WEBAUDIT_CRAWL_MAX_DEPTH", 50, minimum=0)
 WEBAUDIT_CRAWL_CONCURRENCY = env_int("WEBAUDIT_CRAWL_CONCURRENCY", 4, minimum=1)
 WEBAUDIT_CRAWL_DELAY = env_float("WEBAUDIT_CRAWL_DELAY", 0.25, minimum=0.0)
+# Requests in flight at once across all hosts, per crawl lane (the politeness to one host is the two above): a
+# request waiting for its host's turn holds no thread, so this many hosts are talked to at once (docs/crawling.md).
+WEBAUDIT_FETCH_CONCURRENCY = env_int("WEBAUDIT_FETCH_CONCURRENCY", 128, minimum=1)
+if WEBAUDIT_FETCH_CONCURRENCY > 1024:
+    raise ImproperlyConfigured(
+        f"WEBAUDIT_FETCH_CONCURRENCY={WEBAUDIT_FETCH_CONCURRENCY} is above its maximum 1024"
+    )
+# Hours an external link target's verdict is reused by later crawls of the same owner's sites (lychee's --cache,
+# --max-cache-age 1d); 0 checks every target every time. A site may set its own.
+WEBAUDIT_EXTERNAL_CACHE_HOURS = env_float("WEBAUDIT_EXTERNAL_CACHE_HOURS", 24.0, minimum=0.0)
+if WEBAUDIT_EXTERNAL_CACHE_HOURS > 8760:
+    raise ImproperlyConfigured(
+        f"WEBAUDIT_EXTERNAL_CACHE_HOURS={WEBAUDIT_EXTERNAL_CACHE_HOURS} is above a year"
+    )
 WEBAUDIT_CRAWL_OBEY_ROBOTS = env_bool("WEBAUDIT_CRAWL_OBEY_ROBOTS", True)
 WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
 # A crawl task works for about this long, then hands over to its successor (so a dead worker costs little).

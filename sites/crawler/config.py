@@ -20,10 +20,13 @@ class CrawlConfig:
     max_depth: int = 50
     include_patterns: str = ""
     exclude_patterns: str = ""
-    concurrency: int = _FETCH.concurrency
-    delay: float = _FETCH.delay
+    concurrency: int = _FETCH.concurrency  # requests at once to one host
+    delay: float = _FETCH.delay  # seconds between request starts to one host
+    fetch_concurrency: int = _FETCH.fetch_concurrency  # requests at once across all hosts (a thread each)
     obey_robots: bool = _FETCH.obey_robots
     check_external: bool = True
+    # Hours an external target's verdict, checked by an earlier crawl of the same owner, is reused (0: never).
+    external_cache_hours: float = 24.0
     user_agent: str = _FETCH.user_agent
     timeout: float = _FETCH.timeout
     max_bytes: int = _FETCH.max_bytes
@@ -54,6 +57,7 @@ class CrawlConfig:
             "max_pages": django_settings.WEBAUDIT_CRAWL_MAX_PAGES,
             "max_depth": django_settings.WEBAUDIT_CRAWL_MAX_DEPTH,
             "check_external": django_settings.WEBAUDIT_CRAWL_CHECK_EXTERNAL,
+            "external_cache_hours": django_settings.WEBAUDIT_EXTERNAL_CACHE_HOURS,
             "lanes": django_settings.WEBAUDIT_CRAWL_LANES,
             "probe_resemblance": django_settings.WEBAUDIT_PROBE_RESEMBLANCE,
             "soft404_threshold": django_settings.WEBAUDIT_SOFT404_THRESHOLD,
@@ -84,11 +88,20 @@ class CrawlConfig:
     @property
     def lane_fetch_settings(self) -> FetchSettings:
         """What one lane fetches with: its share of the per-host concurrency, the delay spread over the lanes."""
-        return self.fetch_settings.with_changes(concurrency=self.lane_concurrency, delay=self.lane_delay)
+        return self.fetch_settings.with_changes(
+            concurrency=self.lane_concurrency,
+            delay=self.lane_delay,
+            fetch_concurrency=self.lane_fetch_concurrency,
+        )
 
     @property
     def lane_concurrency(self) -> int:
         return max(1, -(-self.concurrency // self.lanes))
+
+    @property
+    def lane_fetch_concurrency(self) -> int:
+        # Never below the per-host limit: a lane must be able to use its host's slots.
+        return max(self.lane_concurrency, -(-self.fetch_concurrency // self.lanes))
 
     @property
     def lane_delay(self) -> float:

@@ -1,4 +1,4 @@
-"""Fetch a batch of frontier URLs concurrently: robots.txt, per-host politeness, backoff, then parse."""
+"""Fetch frontier URLs concurrently across hosts: robots.txt, per-host politeness, backoff, probe, then read."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
 
 from sites.crawler.config import CrawlConfig
 from sites.crawler.judging import Judgement, judge
@@ -17,6 +19,8 @@ from sites.crawler.soft404.probing import ProbeAnswer, ProbeCache, probe_compare
 from sites.crawler.soft404.verdict import PageVerdict
 from sites.crawler.urls import CrawlScope
 from sites.http import FetchResult, PoliteFetcher
+from sites.http.scheduler import PoliteScheduler
+from sites.http.urls import origin
 
 # zlib level 1 shrinks documentation HTML ~3.5x at 5x the speed of the default level 6 (~4x).
 BODY_COMPRESSION_LEVEL = 1
@@ -44,6 +48,8 @@ class PageOutcome:
     compressed_body: bytes | None = None
     extracts: dict[str, bytes] = field(default_factory=dict)  # the analyses' extractors' results, by name
     judgement: Judgement | None = None
+    # An external target's verdict reused from an earlier check (sites/services/external_cache.py): not fetched.
+    cached: Any = None
 
     @property
     def requests(self) -> int:
@@ -55,8 +61,13 @@ class PageOutcome:
 
 @dataclass
 class CrawlSession:
-    """What one process keeps between a crawl's batches: the polite fetcher (pooled connections, per-host
-    throttle, robots.txt rules) and the thread pool that fetches and reads pages."""
+    """What one process keeps between a crawl's batches: a scheduled polite fetcher (pooled connections, per-host
+    politeness, robots.txt rules, a bounded pool of threads across hosts).
+
+    A page is a chain of steps, each started when the one before it ends: its origin's robots.txt (fetched once,
+    by whichever page needs it first), the page itself, its directory's soft-404 probe, then reading it. Each
+    request waits in its host's queue of the fetcher's PoliteScheduler, holding no thread, so a crawl checking
+    links to a thousand hosts talks to `fetch_concurrency` of them at once, each at its own politeness."""
 
     config: CrawlConfig
     reader: PageReader  # reads fetched HTML pages, in processes of their own by default (reading.py)
@@ -65,16 +76,19 @@ class CrawlSession:
 
     def __post_init__(self) -> None:
         config = self.config
-        self.polite = PoliteFetcher(config.lane_fetch_settings)
+        self.polite = PoliteFetcher(config.lane_fetch_settings, scheduled=True)
         self.scope = CrawlScope.from_text(config.start_url, config.include_patterns, config.exclude_patterns)
-        # Internal and external hosts have their own throttle slots, so twice the threads keep both busy.
-        self.pool = ThreadPoolExecutor(max_workers=config.lane_concurrency * 2, thread_name_prefix="fetch")
         self.probes: ProbeCache | None = ProbeCache(self.polite.fetch) if config.probe else None
+        self._lock = threading.Lock()
+        self._probes_pending: dict[str, Future[ProbeAnswer]] = {}
         if config.classify:
             self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
+    @property
+    def scheduler(self) -> PoliteScheduler:
+        return self.polite.scheduler
+
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
         self.polite.close()
 
     # robots.txt ---------------------------------------------------------------------------------------------
@@ -86,39 +100,63 @@ class CrawlSession:
             self.polite.learn_robots(site_origin, text)
 
     def fetch_robots(self, origins: list[str]) -> dict[str, str | None]:
-        """Fetch robots.txt of each origin (politely); return the texts to keep (None = disallow all)."""
+        """Fetch robots.txt of each origin (politely, all hosts at once); return the texts to keep (None =
+        disallow all)."""
+        for ready in [self.polite.robots_ready(site_origin) for site_origin in origins]:
+            ready.result()
+        fetched = self.polite.take_fetched_robots()
+        return {
+            site_origin: fetched.get(site_origin, self.polite.rules[site_origin].text)
+            for site_origin in origins
+        }
 
-        def one(site_origin: str) -> tuple[str, str | None]:
-            self.polite.fetch_robots(site_origin)
-            return site_origin, self.polite.rules[site_origin].text
-
-        return dict(self.pool.map(one, origins))
+    def take_fetched_robots(self) -> dict[str, str | None]:
+        """The robots.txt texts the page chains fetched since the last call (to store them and count them)."""
+        return self.polite.take_fetched_robots()
 
     # pages --------------------------------------------------------------------------------------------------
     def fetch_batch(self, jobs: list[FetchJob]) -> list[PageOutcome]:
         return self.submit_batch(jobs)()
 
     def submit_batch(self, jobs: list[FetchJob]) -> Callable[[], list[PageOutcome]]:
-        """Start fetching `jobs` in the pool; the returned function waits for their outcomes, in job order."""
-        futures = [self.pool.submit(self._fetch_one, job) for job in jobs]
+        """Start fetching `jobs`; the returned function waits for their outcomes, in job order."""
+        futures = [self.submit(job) for job in jobs]
         return lambda: [future.result() for future in futures]
 
-    def _fetch_one(self, job: FetchJob) -> PageOutcome:
-        outcome = PageOutcome(job)
+    def submit(self, job: FetchJob) -> Future[PageOutcome]:
+        """Start the page's chain; the future holds its outcome."""
+        done: Future[PageOutcome] = Future()
+        ready = self.polite.robots_ready(origin(job.url))
+        ready.add_done_callback(_step(done, lambda _: self._fetch_page(job, done)))
+        return done
+
+    def _fetch_page(self, job: FetchJob, done: Future[PageOutcome]) -> None:
         if not self.polite.allowed(job.url):
-            outcome.blocked_by_robots = True
-            return outcome
-        result = outcome.result = self.polite.fetch(job.url)
+            done.set_result(PageOutcome(job, blocked_by_robots=True))
+            return
+        self.polite.submit(job.url).add_done_callback(
+            _step(done, lambda f: self._fetched(job, f.result(), done))
+        )
+
+    def _fetched(self, job: FetchJob, result: FetchResult, done: Future[PageOutcome]) -> None:
+        outcome = PageOutcome(job, result=result)
         outcome.retry_in = self.polite.backoff(job.url, result, job.attempts)
         if outcome.retry_in is not None:
-            return outcome
+            done.set_result(outcome)
+            return
+        if result.body and result.is_html and result.status is not None and 200 <= result.status < 300:
+            probe = self._probe_for(job.url)
+            probe.add_done_callback(_step(done, lambda f: done.set_result(self._read(outcome, *f.result()))))
+            return
+        done.set_result(self._read(outcome, None, False))
+
+    def _read(self, outcome: PageOutcome, probe: ProbeAnswer | None, probe_fetched: bool) -> PageOutcome:
+        job, result = outcome.job, outcome.result
         outcome.noindex, outcome.nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
-        reading = probe = None
-        probe_fetched = False
+        reading = None
         if result.body and result.is_html:
             outcome.compressed_body = zlib.compress(result.body, BODY_COMPRESSION_LEVEL)
             if result.status is not None and 200 <= result.status < 300:
-                probe, probe_fetched = self._probe_for(job.url)
                 reading = self.reader.read(
                     PageRequest(
                         body=result.body,
@@ -158,19 +196,76 @@ class CrawlSession:
             outcome.parsed.links = []
         return outcome
 
-    def _probe_for(self, url: str) -> tuple[ProbeAnswer | None, bool]:
+    def _probe_for(self, url: str) -> Future[tuple[ProbeAnswer | None, bool]]:
         """The probe of the page's target (its directory, lookup or identifier; fetched on first need) and
-        whether this call fetched it; none for a site root without a lookup query (never a soft-404 by the
-        probe, Table 1) or a target robots.txt keeps the crawl out of."""
+        whether this page's chain fetched it; none for a site root without a lookup query (never a soft-404 by
+        the probe, Table 1) or a target robots.txt keeps the crawl out of."""
         if self.probes is None:
-            return None, False
+            return completed((None, False))
         target = self.probes.target(url)
         if target.is_root() or not self.polite.allowed(target.scope_url):
-            return None, False
-        return self.probes.get(url, target)
+            return completed((None, False))
+        with self._lock:
+            known = self.probes.known(target.key)
+            pending = self._probes_pending.get(target.key) if known is None else None
+            first = known is None and pending is None
+            if first:
+                pending = self._probes_pending[target.key] = Future()
+        if known is not None:
+            return completed((known, False))
+        answer: Future[tuple[ProbeAnswer | None, bool]] = Future()
+
+        def answered(probe: Future[ProbeAnswer]) -> None:
+            try:
+                answer.set_result((probe.result(), first))
+            except BaseException as exc:
+                answer.set_exception(exc)
+
+        pending.add_done_callback(answered)
+        if first:
+            self.polite.submit(target.url(self.probes.rng)).add_done_callback(
+                partial(self._probe_fetched, target.key, pending)
+            )
+        return answer
+
+    def _probe_fetched(self, key: str, pending: Future[ProbeAnswer], fetched: Future[FetchResult]) -> None:
+        try:
+            probe = ProbeAnswer.from_fetch(key, fetched.result())
+        except BaseException as exc:
+            with self._lock:
+                del self._probes_pending[key]
+            pending.set_exception(exc)
+            return
+        self.probes.learn([probe])
+        with self._lock:
+            del self._probes_pending[key]
+        pending.set_result(probe)
 
     def _should_follow(self, job: FetchJob, result: FetchResult) -> bool:
         return job.is_internal and self.scope.same_site(result.final_url)
+
+
+def completed(value: Any) -> Future:
+    """A future already holding `value` (an outcome known without fetching)."""
+    future: Future = Future()
+    future.set_result(value)
+    return future
+
+
+def _step(done: Future, then: Callable[[Future | None], None]) -> Callable[[Future | None], None]:
+    """Wrap a step of a page's chain: an exception in it (or in the step before) ends the page's future with it,
+    instead of vanishing in a thread's done-callback."""
+
+    def run(previous: Future | None) -> None:
+        try:
+            if previous is not None:
+                previous.result()  # re-raises the previous step's exception
+            then(previous)
+        except BaseException as exc:
+            if not done.done():
+                done.set_exception(exc)
+
+    return run
 
 
 class SessionCache:

@@ -61,7 +61,7 @@ class Fetcher:
         )
         adapter = GuardedAdapter(
             AddressGuard(self.policy.allowed_networks),
-            pool_connections=max(10, self.policy.pool_size),
+            pool_connections=max(self.policy.pool_hosts, self.policy.pool_size),
             pool_maxsize=self.policy.pool_size,
             max_retries=0,
         )

@@ -22,6 +22,7 @@ SETTING_NAMES = {
     "allowed_networks": "WEBAUDIT_ALLOWED_NETWORKS",
     "concurrency": "WEBAUDIT_CRAWL_CONCURRENCY",
     "delay": "WEBAUDIT_CRAWL_DELAY",
+    "fetch_concurrency": "WEBAUDIT_FETCH_CONCURRENCY",
     "obey_robots": "WEBAUDIT_CRAWL_OBEY_ROBOTS",
     "retries": "WEBAUDIT_CRAWL_RETRIES",
     "backoff_seconds": "WEBAUDIT_CRAWL_BACKOFF_SECONDS",
@@ -41,6 +42,8 @@ class FetchSettings:
     concurrency: int = 4
     delay: float = 0.25
     obey_robots: bool = True
+    # Requests at once across all hosts: a request waiting for its host's turn holds none of them (PoliteScheduler).
+    fetch_concurrency: int = 128
     # A 429/503 is asked again up to `retries` times, after backoff_seconds * 2^attempt (capped), or the
     # Retry-After if longer.
     retries: int = 4
@@ -53,6 +56,10 @@ class FetchSettings:
             raise ValueError(f"FetchSettings.concurrency must be at least 1, got {self.concurrency!r}")
         if self.delay < 0:
             raise ValueError(f"FetchSettings.delay must not be negative, got {self.delay!r}")
+        if not 1 <= self.fetch_concurrency <= 1024:
+            raise ValueError(
+                f"FetchSettings.fetch_concurrency must be 1 to 1024, got {self.fetch_concurrency!r}"
+            )
 
     @classmethod
     def from_settings(cls, django_settings: Any, **overrides: Any) -> FetchSettings:
@@ -70,6 +77,8 @@ class FetchSettings:
             max_redirects=self.max_redirects,
             allowed_networks=self.allowed_networks,
             pool_size=max(10, self.concurrency * 2) if pool_size is None else pool_size,
+            # Connections kept for this many hosts: one per request that may run at once.
+            pool_hosts=max(10, self.fetch_concurrency),
         )
 
     def with_changes(self, **changes: Any) -> FetchSettings:

@@ -16,7 +16,8 @@ class FetchPolicy:
     max_redirects: int = 20
     # CIDR strings allowed despite being private, loopback, link-local, reserved and so on.
     allowed_networks: tuple[str, ...] = ()
-    pool_size: int = 10
+    pool_size: int = 10  # connections kept per host
+    pool_hosts: int = 10  # hosts whose connections are kept (a crawl checking links talks to many at once)
 
     def __post_init__(self) -> None:
         # Settings may hand over a list; keep the policy hashable and immutable.
@@ -27,6 +28,8 @@ class FetchPolicy:
             raise ValueError(f"FetchPolicy.max_bytes must not be negative, got {self.max_bytes!r}")
         if self.max_redirects < 0:
             raise ValueError(f"FetchPolicy.max_redirects must not be negative, got {self.max_redirects!r}")
+        if self.pool_hosts < 1:
+            raise ValueError(f"FetchPolicy.pool_hosts must be at least 1, got {self.pool_hosts!r}")
         if self.pool_size < 1:
             raise ValueError(f"FetchPolicy.pool_size must be at least 1, got {self.pool_size!r}")
         for cidr in self.allowed_networks:

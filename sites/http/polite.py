@@ -1,8 +1,14 @@
 """PoliteFetcher: every fetch of webaudit that reaches a site, made politely.
 
-It owns the HTTP client (limits and the address guard on every hop), a HostThrottle (requests at once
-and seconds between them, per host), the robots.txt rules of each origin (RFC 9309 through protego,
-Crawl-delay included) and the reading of 429/503 answers (Retry-After, backoff). The crawl, live decay,
+It owns the HTTP client (limits and the address guard on every hop), the per-host politeness (requests at
+once and seconds between them, per host), the robots.txt rules of each origin (RFC 9309 through protego,
+Crawl-delay included) and the reading of 429/503 answers (Retry-After, backoff).
+
+The politeness is kept one of two ways. By default a HostThrottle makes the calling thread wait for its host's
+turn: right for callers with a few threads of their own (page finding, IndexNow, MWIM). A `scheduled` fetcher
+(the crawl) instead runs every request on a PoliteScheduler: `submit` queues the request with its host and
+returns a future, and up to `fetch_concurrency` threads run only requests whose host may take them now, so a
+crawl checking links to a thousand hosts talks to that many of them at once, each at its own politeness. The crawl, live decay,
 URL checks, page finding's live search and IndexNow all fetch through one of these, built from a
 FetchSettings; none of them writes robots, Crawl-delay or Retry-After handling of its own.
 """
@@ -10,12 +16,15 @@ FetchSettings; none of them writes robots, Crawl-delay or Retry-After handling o
 from __future__ import annotations
 
 import threading
+from concurrent.futures import Future
+from functools import partial
 from types import TracebackType
 
 from .client import Fetcher
 from .fetch_settings import FetchSettings
 from .result import FetchResult
 from .robots import RobotsRules, parse_robots, robots_url
+from .scheduler import PoliteScheduler
 from .throttle import HostThrottle
 from .urls import host_key, origin
 
@@ -47,12 +56,24 @@ class PoliteFetcher:
         max_bytes: int | None = None,
         pool_size: int | None = None,
         space_from_end: bool = False,
+        scheduled: bool = False,
     ) -> None:
+        if scheduled and space_from_end:
+            raise ValueError("a scheduled PoliteFetcher spaces requests from their starts")
         self.settings = settings
         self.fetcher = Fetcher(settings.policy(max_bytes=max_bytes, pool_size=pool_size))
         self.throttle = HostThrottle(settings.concurrency, settings.delay, space_from_end=space_from_end)
+        self.scheduler = (
+            PoliteScheduler(
+                workers=settings.fetch_concurrency, per_host=settings.concurrency, delay=settings.delay
+            )
+            if scheduled
+            else None
+        )
         self.rules: dict[str, RobotsRules] = {}
         self._rules_lock = threading.Lock()
+        self._robots_pending: dict[str, Future[None]] = {}
+        self._robots_fetched: dict[str, str | None] = {}  # fetched by robots_ready, not yet taken
 
     def __enter__(self) -> PoliteFetcher:
         return self
@@ -63,6 +84,8 @@ class PoliteFetcher:
         self.close()
 
     def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.close()
         self.fetcher.close()
 
     # robots.txt ---------------------------------------------------------------------------------------------
@@ -81,6 +104,43 @@ class PoliteFetcher:
         result = self._fetch_in_slot(robots_url(site_origin + "/"), 0.0, max_bytes=ROBOTS_FETCH_BYTES)
         self.learn_robots(site_origin, robots_text_of(result))
         return result
+
+    def robots_ready(self, site_origin: str) -> Future[None]:
+        """Done once the rules of `site_origin` are known (scheduled fetchers): robots.txt is fetched by the first
+        caller that needs it, and the others wait on the same future, holding no thread."""
+        with self._rules_lock:
+            pending = self._robots_pending.get(site_origin)
+            if pending is not None:
+                return pending
+            ready: Future[None] = Future()
+            if site_origin in self.rules or not self.settings.obey_robots:
+                ready.set_result(None)
+                return ready
+            self._robots_pending[site_origin] = ready
+
+        def learned(fetched: Future[FetchResult]) -> None:
+            try:
+                text = robots_text_of(fetched.result())
+                with self._rules_lock:
+                    self.rules[site_origin] = RobotsRules(text, self.settings.user_agent)
+                    self._robots_fetched[site_origin] = text
+                    del self._robots_pending[site_origin]
+                ready.set_result(None)
+            except BaseException as exc:  # the callers waiting fail with it; the next one asks again
+                with self._rules_lock:
+                    self._robots_pending.pop(site_origin, None)
+                ready.set_exception(exc)
+
+        self.submit(
+            robots_url(site_origin + "/"), max_bytes=ROBOTS_FETCH_BYTES, min_delay=0.0
+        ).add_done_callback(learned)
+        return ready
+
+    def take_fetched_robots(self) -> dict[str, str | None]:
+        """The robots.txt texts robots_ready fetched since the last call (for the caller to store and count)."""
+        with self._rules_lock:
+            fetched, self._robots_fetched = self._robots_fetched, {}
+        return fetched
 
     def robots_for(self, url: str) -> RobotsRules | None:
         return self.rules.get(origin(url))
@@ -104,10 +164,28 @@ class PoliteFetcher:
 
     def post_json(self, url: str, payload: object) -> FetchResult:
         """POST `payload` as JSON to `url` under the same guard, limits and per-host spacing as a GET."""
+        if self.scheduler is not None:
+            job = partial(self.fetcher.post_json, url, payload)
+            return self.scheduler.submit(host_key(url), job, min_delay=self.crawl_delay(url)).result()
         with self.throttle.slot(host_key(url), self.crawl_delay(url)):
             return self.fetcher.post_json(url, payload)
 
+    def submit(
+        self, url: str, *, max_bytes: int | None = None, min_delay: float | None = None
+    ) -> Future[FetchResult]:
+        """Queue a GET of `url` for its host's turn (scheduled fetchers); the future holds the result. No thread
+        is held meanwhile. `min_delay` defaults to the host's Crawl-delay."""
+        if self.scheduler is None:
+            raise RuntimeError("submit needs a scheduled PoliteFetcher")
+        return self.scheduler.submit(
+            host_key(url),
+            partial(self.fetcher.fetch, url, max_bytes=max_bytes),
+            min_delay=self.crawl_delay(url) if min_delay is None else min_delay,
+        )
+
     def _fetch_in_slot(self, url: str, min_delay: float, *, max_bytes: int | None = None) -> FetchResult:
+        if self.scheduler is not None:
+            return self.submit(url, max_bytes=max_bytes, min_delay=min_delay).result()
         with self.throttle.slot(host_key(url), min_delay):
             return self.fetcher.fetch(url, max_bytes=max_bytes)
 
@@ -115,6 +193,8 @@ class PoliteFetcher:
     def pause(self, url: str, seconds: float) -> None:
         """Ask nothing of `url`'s host for `seconds`: its next request waits that long in `fetch`."""
         self.throttle.penalize(host_key(url), seconds)
+        if self.scheduler is not None:
+            self.scheduler.penalize(host_key(url), seconds)
 
     def backoff(self, url: str, result: FetchResult, attempts: int) -> float | None:
         """After a 429/503 with retries left: the seconds before asking again (the settings' exponential backoff,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -19,11 +21,12 @@ from django.utils.module_loading import import_string
 
 from sites.crawler.config import CrawlConfig
 from sites.crawler.extractors import extractors_for
-from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
+from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, completed, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
+from sites.services.external_cache import external_cache_lookup
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
 from sites.services.leases import (
     LeaseKeeper,
@@ -41,6 +44,12 @@ log = logging.getLogger(__name__)
 # and keeps what a dead worker leaves to re-claim small (measured: 32-page batches on 4 threads cost ~6 ms of
 # database time per batch on SQLite, under 5% of a batch's wall time on the test bed).
 BATCH_PER_THREAD = 8
+# Pages claimed and not yet written, per thread of the scheduler, when their hosts are not backlogged; and the
+# politeness wait on one host's queue above which no more batches are claimed before the oldest is written (as
+# they are not when a host has more than BATCH_PER_THREAD requests queued per slot: with no delay, a site's own
+# pages queue that way, and more of them would only wait longer).
+PAGES_IN_FLIGHT_PER_THREAD = 4
+BACKLOG_SECONDS = 2.0
 
 # Errors on the start page that mean the site itself cannot be audited.
 FATAL_START_ERRORS = {
@@ -91,6 +100,7 @@ def crawl_config_for(
         "delay": site.delay,
         "obey_robots": site.obey_robots,
         "check_external": site.check_external,
+        "external_cache_hours": site.external_cache_hours,
     }
     # What the caller asks for this one crawl wins over the site's settings, which win over the defaults.
     chosen = {"max_pages": max_pages, "max_depth": max_depth, **overrides}
@@ -182,8 +192,10 @@ def crawl_step(
     lease = settings.WEBAUDIT_CRAWL_LEASE_SECONDS
     deadline = time.monotonic() + (budget_seconds or settings.WEBAUDIT_CRAWL_STEP_SECONDS)
     batch_size = config.lane_concurrency * BATCH_PER_THREAD
-    # One batch is fetched by the pool while the previous one is written to the database.
-    in_flight: InFlight | None = None
+    # Batches are fetched while earlier ones are written to the database. Two at least, as many as keep the
+    # scheduler's threads busy while no host's queue is long (external links spread over many hosts).
+    max_pages = max(2 * batch_size, config.lane_fetch_concurrency * PAGES_IN_FLIGHT_PER_THREAD)
+    in_flight: deque[InFlight] = deque()
     # A step always claims one batch, however late it got going: on a loaded machine a short step could
     # otherwise spend its whole budget starting up and hand over without having fetched anything.
     claims = 0
@@ -192,21 +204,23 @@ def crawl_step(
             if not step_current(crawl.pk, generation):
                 sessions.drop(crawl.pk)
                 return StepResult(more=False)
-            claimed = (
-                _claim_and_submit(crawl, session, batch_size, lease)
-                if time.monotonic() < deadline or not claims
-                else None
-            )
-            claims += 1
-            if claimed is not None:
-                keeper.hold(claimed.token)
-            if in_flight is not None:
-                _record(crawl, session, config, in_flight)
-                keeper.release(in_flight.token)
-                in_flight = claimed
-                continue
-            if claimed is not None:
-                in_flight = claimed
+            if (time.monotonic() < deadline or not claims) and _room_for_a_batch(
+                session, in_flight, batch_size, max_pages
+            ):
+                claimed = _claim_and_submit(crawl, session, _claim_size(in_flight, batch_size, config), lease)
+                claims += 1
+                if claimed is not None:
+                    keeper.hold(claimed.token)
+                    in_flight.append(claimed)
+                    continue
+            if in_flight:
+                # The oldest batch, and with it those after it that are done too, in one transaction.
+                batches = [in_flight.popleft()]
+                while in_flight and in_flight[0].done():
+                    batches.append(in_flight.popleft())
+                _record(crawl, session, config, batches)
+                for batch in batches:
+                    keeper.release(batch.token)
                 continue
             if time.monotonic() >= deadline:
                 return StepResult(more=True)
@@ -219,58 +233,97 @@ def crawl_step(
             return StepResult(more=True, wait=status.wait_seconds)
 
 
+def _room_for_a_batch(
+    session: CrawlSession, in_flight: deque[InFlight], batch_size: int, max_pages: int
+) -> bool:
+    """Whether to claim another batch before writing the oldest: yes for the first two, then while the pages in
+    flight are few enough and no host's queue holds more than a few seconds of politeness (a site's own pages
+    all wait on one host: more of them would only wait longer)."""
+    if len(in_flight) < 2:
+        return True
+    pending = sum(len(batch.pages) for batch in in_flight)
+    if pending + batch_size > max_pages:
+        return False
+    seconds, per_slot = session.scheduler.backlog()
+    return seconds < BACKLOG_SECONDS and per_slot < BATCH_PER_THREAD
+
+
+def _claim_size(in_flight: deque[InFlight], batch_size: int, config: CrawlConfig) -> int:
+    """Pages to claim: a batch of the site's own pages keeps its one host busy; when the last batch held only
+    external targets (on many hosts, so many threads can take them at once), as many as there are threads."""
+    if in_flight and not any(page.is_internal for page in in_flight[-1].pages):
+        return max(batch_size, config.lane_fetch_concurrency)
+    return batch_size
+
+
 @dataclass
 class InFlight:
     token: uuid.UUID
     pages: list[Page]
-    outcomes: Callable[[], list[PageOutcome]]
-    robots_requests: int
+    futures: list[Future[PageOutcome]]
+
+    def done(self) -> bool:
+        return all(future.done() for future in self.futures)
+
+    def outcomes(self) -> list[PageOutcome]:
+        return [future.result() for future in self.futures]
 
 
 def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: float) -> InFlight | None:
     token, pages = frontier_claim(crawl=crawl, size=size, lease_seconds=lease)
     if not pages:
         return None
-    robots_requests = _ensure_robots(crawl, session, [page.url for page in pages])
+    _learn_stored_robots(crawl, session, [page.url for page in pages])
     if session.probes is not None:
         # Probes another worker already fetched for this crawl are reused, not fetched again.
         session.probes.learn(
             probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
         )
-    outcomes = session.submit_batch(
-        [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages]
+    cached = external_cache_lookup(
+        owner_id=crawl.site.owner_id,
+        url_keys=[page.url_key for page in pages if not page.is_internal and not page.attempts],
+        max_age_hours=session.config.external_cache_hours,
+        now=timezone.now(),
     )
-    return InFlight(token, pages, outcomes, robots_requests)
+    futures = []
+    for page in pages:
+        job = FetchJob(page.pk, page.url, page.is_internal, page.attempts)
+        hit = None if page.is_internal else cached.get(page.url_key)
+        futures.append(completed(PageOutcome(job, cached=hit)) if hit else session.submit(job))
+    return InFlight(token, pages, futures)
 
 
-def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batch: InFlight) -> None:
+def _record(crawl: Crawl, session: CrawlSession, config: CrawlConfig, batches: list[InFlight]) -> None:
+    outcomes = [outcome for batch in batches for outcome in batch.outcomes()]
     frontier_record(
         crawl=crawl,
         scope=session.scope,
         config=config,
-        token=batch.token,
-        pages=batch.pages,
-        outcomes=batch.outcomes(),
-        extra_requests=batch.robots_requests,
+        tokens=[batch.token for batch in batches],
+        pages=[page for batch in batches for page in batch.pages],
+        outcomes=outcomes,
+        extra_requests=_store_fetched_robots(crawl, session),
     )
 
 
-def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:
-    """Make sure the session knows robots.txt of every origin in `urls`; return the requests it took."""
+def _learn_stored_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> None:
+    """Give the session the robots.txt of `urls`' origins that another step or worker of the crawl stored; the
+    others are fetched by the first page of each origin that needs them."""
     missing = session.origins_missing_robots(urls)
-    if not missing:
-        return 0
-    stored = dict(RobotsFile.objects.filter(crawl=crawl, origin__in=missing).values_list("origin", "text"))
-    session.learn_robots(stored)
-    to_fetch = [site_origin for site_origin in missing if site_origin not in stored]
-    if not to_fetch:
-        return 0
-    texts = session.fetch_robots(to_fetch)
+    if missing:
+        session.learn_robots(
+            dict(RobotsFile.objects.filter(crawl=crawl, origin__in=missing).values_list("origin", "text"))
+        )
+
+
+def _store_fetched_robots(crawl: Crawl, session: CrawlSession) -> int:
+    """Store the robots.txt texts the session fetched since the last batch; return how many (requests made)."""
+    texts = session.take_fetched_robots()
     RobotsFile.objects.bulk_create(
         [RobotsFile(crawl=crawl, origin=site_origin, text=text) for site_origin, text in texts.items()],
         ignore_conflicts=True,
     )
-    return len(to_fetch)
+    return len(texts)
 
 
 def _heartbeat(crawl: Crawl) -> None:

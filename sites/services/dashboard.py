@@ -108,6 +108,8 @@ def report_soft404_pages(*, crawl: Crawl) -> QuerySet[Page]:
             "verdict_reason",
             "soft404_probability",
             "probe",
+            "fetched_at",
+            "verdict_cached_at",
         )
         .order_by("depth", "id")
     )
@@ -150,6 +152,8 @@ def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
             "target__soft404_probability",
             "target__strikes",
             "target__failing_since",
+            "target__fetched_at",
+            "target__verdict_cached_at",
         )
         .order_by("id")
     )

@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from datetime import timedelta
 
 from django.db import connection, transaction
-from django.db.models import F, Max, Min, Q
+from django.db.models import DateTimeField, F, Max, Min, Q, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from sites.crawler.config import CrawlConfig
@@ -22,6 +23,7 @@ from sites.crawler.fetching import PageOutcome
 from sites.crawler.parse import ParsedPage
 from sites.crawler.urls import CrawlScope
 from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.services.external_cache import external_cache_store
 from sites.services.soft404 import probes_save, url_health_clear, url_health_record
 
 # SQLite refuses statements with more than 32766 parameters; keys are looked up in slices well below that.
@@ -46,6 +48,8 @@ class RecordStats:
     admitted: int = 0
     links: int = 0
     requests: int = 0
+    external: int = 0  # external targets given a verdict
+    external_cached: int = 0  # of them, reused from the owner's cache
 
 
 def frontier_seed(*, crawl: Crawl, url: str) -> Page:
@@ -83,7 +87,7 @@ def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uu
             )
     pages = list(
         Page.objects.filter(id__in=ids, claim_token=token).only(
-            "id", "url", "depth", "is_internal", "attempts"
+            "id", "url", "url_key", "depth", "is_internal", "attempts"
         )
     )
     return token, pages
@@ -139,6 +143,7 @@ NOT_FETCHED = {
     "probe": None,
     "strikes": 0,
     "failing_since": None,
+    "verdict_cached_at": None,
 }
 VERDICT_DEFAULTS = {
     key: NOT_FETCHED[key]
@@ -148,11 +153,20 @@ RETRY_FIELDS = ["state", "attempts", "claim_token", "claimed_at", "not_before", 
 
 
 def _page_fields(outcome: PageOutcome, now) -> dict:
+    if outcome.cached is not None:
+        # A verdict checked by an earlier crawl of the owner's: what it found, and when.
+        return {
+            **NOT_FETCHED,
+            **outcome.cached.fields,
+            "fetched_at": now,
+            "verdict_cached_at": outcome.cached.checked_at,
+        }
     if outcome.blocked_by_robots or outcome.result is None:
         return {
             "error_kind": "robots",
             "fetch_error": "Disallowed by robots.txt; not fetched.",
             "fetched_at": now,
+            "verdict_cached_at": None,
         }
     result = outcome.result
     parsed = outcome.parsed or ParsedPage()
@@ -172,6 +186,7 @@ def _page_fields(outcome: PageOutcome, now) -> dict:
         "error_kind": result.error_kind,
         "fetch_error": fetch_error,
         "fetched_at": now,
+        "verdict_cached_at": None,
         **_verdict_fields(outcome, now),
     }
 
@@ -205,7 +220,7 @@ def frontier_record(
     crawl: Crawl,
     scope: CrawlScope,
     config: CrawlConfig,
-    token: uuid.UUID,
+    tokens: list[uuid.UUID],
     pages: list[Page],
     outcomes: list[PageOutcome],
     extra_requests: int = 0,
@@ -219,8 +234,9 @@ def frontier_record(
     extracts: list[PageExtract] = []
     done: list[tuple[int, dict]] = []
     retried: list[Page] = []
+    checked_external: list[tuple[str, str, dict]] = []  # (url_key, url, fields) to keep for later crawls
     with transaction.atomic():
-        held = Page.objects.filter(pk__in=list(by_id), claim_token=token, state=Page.State.CLAIMED)
+        held = Page.objects.filter(pk__in=list(by_id), claim_token__in=tokens, state=Page.State.CLAIMED)
         if connection.features.has_select_for_update:
             held = held.select_for_update()
         mine = set(held.values_list("id", flat=True))
@@ -239,6 +255,11 @@ def frontier_record(
             fields = _page_fields(outcome, now)
             done.append((page.pk, fields))
             stats.pages += 1
+            if not page.is_internal:
+                stats.external += 1
+                stats.external_cached += outcome.cached is not None
+                if outcome.cached is None and outcome.result is not None:
+                    checked_external.append((page.url_key, page.url, fields))
             stats.failed += fields.get("verdict") in BROKEN_VERDICTS
             if outcome.compressed_body is not None:
                 bodies.append(PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding))
@@ -258,6 +279,7 @@ def frontier_record(
         url_health_clear(
             urls=[o.job.url for o in outcomes if o.judgement and not o.judgement.verdict.transient]
         )
+        external_cache_store(owner_id=crawl.site.owner_id, checked=checked_external, now=now)
         stats.links, stats.admitted = _admit_and_link(crawl, scope, config, discovered)
         stats.requests += extra_requests
         _count_progress(crawl, stats)
@@ -267,7 +289,17 @@ def frontier_record(
 def _count_progress(crawl: Crawl, stats: RecordStats) -> None:
     """Add a batch to the crawl's counters. Counting the crawl's pages instead (an aggregate over all of them
     for every batch) made each page cost more the bigger the crawl: 40% more at 100,000 pages."""
+    external = {}
+    if stats.external:
+        external = {
+            "external_done": F("external_done") + stats.external,
+            "external_cached": F("external_cached") + stats.external_cached,
+            "external_started_at": Coalesce(
+                F("external_started_at"), Value(timezone.now(), output_field=DateTimeField())
+            ),
+        }
     Crawl.objects.filter(pk=crawl.pk).update(
+        **external,
         pages_done=F("pages_done") + stats.pages,
         pages_queued=F("pages_queued") + stats.admitted - stats.pages,
         pages_failed=F("pages_failed") + stats.failed,

@@ -33,6 +33,8 @@ PAGE_FIELDS = VERDICT_FIELDS + (
     "noindex",
     "nofollow",
     "canonical_url",
+    "fetched_at",
+    "verdict_cached_at",
 )
 CSV_PAGE_COLUMNS = (
     "url",
@@ -48,6 +50,8 @@ CSV_PAGE_COLUMNS = (
     "error",
     "verdict",
     "reason",
+    "checked_at",
+    "from_cache",
 )
 CSV_LINK_COLUMNS = ("source", "target", "text", "tag", "internal", "status", "error", "verdict", "reason")
 
@@ -71,6 +75,21 @@ def page_as_report(values: dict) -> dict:
         "nofollow": values["nofollow"],
         "canonical": values["canonical_url"] or None,
         **verdict_as_report(values),
+        **checked_as_report(values),
+    }
+
+
+def checked_as_report(values: dict) -> dict:
+    """When the page's verdict was checked, and whether it was reused from an earlier crawl's check of the same
+    owner (an external target; sites/services/external_cache.py) and how old it was then."""
+    fetched_at, cached_at = values["fetched_at"], values["verdict_cached_at"]
+    checked_at = cached_at or fetched_at
+    return {
+        "checked_at": checked_at.isoformat() if checked_at else None,
+        "from_cache": cached_at is not None,
+        "cache_age_seconds": round((fetched_at - cached_at).total_seconds())
+        if cached_at is not None and fetched_at is not None
+        else None,
     }
 
 
@@ -161,6 +180,7 @@ def report_links(crawl: Crawl, links: str = "all") -> QuerySet:
         "target__status_code",
         "target__fetch_error",
         "target__state",
+        "target__verdict_cached_at",
     )
 
 
@@ -176,6 +196,8 @@ def link_as_report(values: dict) -> dict:
         "error": (values["target__fetch_error"] or None) if checked else None,
         "checked": checked,
         **verdict_as_report(values, prefix="target__"),
+        # The target's verdict was reused from an earlier crawl's check (external_cache.py), not checked now.
+        "from_cache": checked and values["target__verdict_cached_at"] is not None,
         # Broken: the target is dead, failing or a soft-404 (a page that answers but does not exist).
         "broken": checked and values["target__verdict"] in BROKEN_VERDICTS,
     }
@@ -207,6 +229,13 @@ def crawl_summary(crawl: Crawl) -> dict:
         "links_found": crawl.links_found,
         "requests": crawl.requests_made,
         "requests_per_page": round(crawl.requests_per_page, 3),
+        "external": {
+            "admitted": crawl.external_admitted,
+            "done": crawl.external_done,
+            "left": crawl.external_left,
+            "from_cache": crawl.external_cached,
+            "per_second": round(crawl.external_rate, 2) if crawl.external_rate is not None else None,
+        },
         "verdicts": verdict_counts(crawl),
         "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
     }

@@ -74,6 +74,7 @@ def test_site_form_accepts_valid_patterns_and_settings_in_range():
         "delay": 60.0,
         "obey_robots": True,
         "check_external": True,
+        "external_cache_hours": None,
     }
 
 
@@ -86,6 +87,9 @@ def test_site_form_accepts_valid_patterns_and_settings_in_range():
         ("delay", "60.5"),
         ("max_pages", "0"),
         ("max_depth", "-1"),
+        ("external_cache_hours", "-1"),
+        ("external_cache_hours", "8761"),
+        ("external_cache_hours", "nan"),
     ],
 )
 def test_site_form_rejects_settings_out_of_range(field, value):

@@ -148,6 +148,15 @@ class ProbeCache:
             for answer in answers:
                 self._answers.setdefault(answer.directory, answer)
 
+    @property
+    def rng(self) -> random.Random:
+        return self._rng
+
+    def known(self, key: str) -> ProbeAnswer | None:
+        """The probe held for a target key, if any (for callers that fetch probes themselves)."""
+        with self._guard:
+            return self._answers.get(key)
+
     def missing(self, urls: list[str]) -> list[str]:
         """Probe keys of `urls` whose probe this cache does not hold."""
         keys = {probe_target(url).key for url in urls}

@@ -64,13 +64,18 @@ class Progress:
         if self.bar is not None:
             self.bar.total = crawl.pages_done + crawl.pages_queued
             self.bar.n = crawl.pages_done
-            self.bar.set_postfix(failed=crawl.pages_failed, links=crawl.links_found, refresh=False)
+            self.bar.set_postfix(
+                failed=crawl.pages_failed,
+                links=crawl.links_found,
+                external_left=crawl.external_left,
+                refresh=False,
+            )
             self.bar.refresh()
         elif time.monotonic() - self.last_line > 5 or not crawl.is_active:
             self.last_line = time.monotonic()
             print(
                 f"crawl {crawl.pk}: {crawl.status}, {crawl.pages_done} done, {crawl.pages_queued} queued, "
-                f"{crawl.pages_failed} failed",
+                f"{crawl.pages_failed} failed{_external_progress(crawl)}",
                 file=sys.stderr,
             )
 
@@ -90,6 +95,17 @@ class Command(BaseCommand):
         )
         parser.add_argument("--concurrency", type=int, help="concurrent requests per host")
         parser.add_argument("--delay", type=float, help="seconds between requests to one host")
+        parser.add_argument(
+            "--fetch-concurrency",
+            type=int,
+            help="requests at once across all hosts (default WEBAUDIT_FETCH_CONCURRENCY, 128)",
+        )
+        parser.add_argument(
+            "--external-cache-hours",
+            type=float,
+            help="reuse an external target's verdict checked by the owner's crawls within this many hours "
+            "(default: the site's setting, else WEBAUDIT_EXTERNAL_CACHE_HOURS, 24; 0 checks every target)",
+        )
         parser.add_argument("--json", metavar="FILE", help="write the report here ('-' for standard output)")
         parser.add_argument(
             "--user",
@@ -118,6 +134,11 @@ class Command(BaseCommand):
             raise CommandError("--max-depth must be 0 or more")
         if options["delay"] is not None and options["delay"] < 0:
             raise CommandError("--delay must be 0 or more")
+        if options["fetch_concurrency"] is not None and not 1 <= options["fetch_concurrency"] <= 1024:
+            raise CommandError("--fetch-concurrency must be between 1 and 1024")
+        hours = options["external_cache_hours"]
+        if hours is not None and not 0 <= hours <= 8760:
+            raise CommandError("--external-cache-hours must be between 0 and 8760 (a year)")
         owner, _ = get_user_model().objects.get_or_create(username=options["user"])
         quiet = options["quiet"] or options["json"] == "-"
         with signals_interrupt():
@@ -146,6 +167,8 @@ class Command(BaseCommand):
                     max_depth=options["max_depth"],
                     concurrency=options["concurrency"],
                     delay=options["delay"],
+                    fetch_concurrency=options["fetch_concurrency"],
+                    external_cache_hours=options["external_cache_hours"],
                 )
         except (SiteError, CrawlError) as exc:
             raise CommandError(str(exc)) from None
@@ -214,3 +237,12 @@ class Command(BaseCommand):
                 f"broken, {summary['links_found']} links, {summary['requests_per_page']} requests per page"
                 + (f"; report written to {destination}" if destination else "")
             )
+
+
+def _external_progress(crawl: Crawl) -> str:
+    """ ", external targets: 120 checked (40 from cache), 180 left at 35.2/s" while there are any."""
+    if not crawl.external_admitted:
+        return ""
+    cached = f" ({crawl.external_cached} from cache)" if crawl.external_cached else ""
+    rate = f" at {crawl.external_rate:.1f}/s" if crawl.external_rate else ""
+    return f", external targets: {crawl.external_done} checked{cached}, {crawl.external_left} left{rate}"

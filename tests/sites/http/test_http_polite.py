@@ -212,3 +212,56 @@ def test_a_scheduler_can_ask_whether_a_host_may_go_without_waiting():
     wait = throttle.try_acquire("example.com")
     assert wait is not None and 0.4 < wait <= 0.5  # the slot is free, the delay not yet over
     assert throttle.ready_in("example.com", min_delay=2.0) > 1.9  # a Crawl-delay widens the gap
+
+
+def scheduled(**settings) -> PoliteFetcher:
+    return PoliteFetcher(
+        FetchSettings(**{"allowed_networks": LOCAL, "delay": 0.0, **settings}), scheduled=True
+    )
+
+
+def test_a_scheduled_fetcher_reads_robots_once_for_every_caller_waiting_on_it(httpserver_ipv4: HTTPServer):
+    httpserver_ipv4.expect_request("/robots.txt").respond_with_data(
+        "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n", content_type="text/plain"
+    )
+    site = origin_of(httpserver_ipv4)
+    with scheduled() as fetcher:
+        waits = [fetcher.robots_ready(site) for _ in range(5)]
+        for ready in waits:
+            ready.result(timeout=10)
+        assert [request.path for request, _ in httpserver_ipv4.log] == ["/robots.txt"]
+        assert not fetcher.allowed(site + "/private/x") and fetcher.allowed(site + "/public/x")
+        assert fetcher.crawl_delay(site + "/public/x") == 0.3
+        assert fetcher.take_fetched_robots() == {
+            site: "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n"
+        }
+        assert fetcher.take_fetched_robots() == {}
+
+
+def test_a_scheduled_fetcher_spaces_by_crawl_delay_and_waits_out_a_pause(httpserver_ipv4: HTTPServer):
+    starts: list[float] = []
+    httpserver_ipv4.expect_request("/robots.txt").respond_with_data(
+        "User-agent: *\nCrawl-delay: 0.3\n", content_type="text/plain"
+    )
+    httpserver_ipv4.expect_request("/page").respond_with_handler(stamped(starts))
+    site = origin_of(httpserver_ipv4)
+    with scheduled(concurrency=4) as fetcher:
+        fetcher.robots_ready(site).result(timeout=10)
+        futures = [fetcher.submit(site + "/page") for _ in range(3)]
+        assert all(future.result(timeout=10).status == 200 for future in futures)
+        paused_at = time.monotonic()
+        fetcher.pause(site + "/page", 0.6)  # what backoff() does after a 429 with Retry-After: 0.6
+        assert fetcher.fetch(site + "/page").status == 200  # the blocking call waits in the same queue
+    gaps = [later - earlier for earlier, later in zip(starts, starts[1:], strict=False)]
+    assert min(gaps[:2]) >= 0.25  # server-side arrival times: a little jitter from connection set-up
+    assert starts[3] - paused_at >= 0.55
+
+
+def test_a_scheduled_fetcher_refuses_spacing_from_the_end():
+    with pytest.raises(ValueError):
+        PoliteFetcher(FetchSettings(), scheduled=True, space_from_end=True)
+
+
+def test_submit_needs_a_scheduled_fetcher():
+    with polite() as fetcher, pytest.raises(RuntimeError):
+        fetcher.submit("http://127.0.0.1:9/")
