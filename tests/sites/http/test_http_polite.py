@@ -91,7 +91,9 @@ def test_crawl_delay_spaces_the_requests_to_one_host(threaded_server: HTTPServer
         with ThreadPoolExecutor(max_workers=3) as pool:
             list(pool.map(fetcher.fetch, [threaded_server.url_for("/page")] * 3))
     starts.sort()
-    assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.38
+    # The server stamps when it reads a request, which jitters by a few tens of milliseconds on a loaded
+    # machine (0.379 s was seen); without the delay the three requests would arrive within milliseconds.
+    assert min(b - a for a, b in zip(starts, starts[1:], strict=False)) >= 0.3
 
 
 def test_a_huge_crawl_delay_is_capped(httpserver_ipv4: HTTPServer):
