@@ -305,6 +305,8 @@ WEBAUDIT_SOFT404_MODEL = env_str(
 WEBAUDIT_DECAY_SIGMAS = env_sigmas("WEBAUDIT_DECAY_SIGMAS", (0.1, 0.2, 0.33, 0.5))
 WEBAUDIT_DECAY_WALKS = env_int("WEBAUDIT_DECAY_WALKS", 300, minimum=1)
 WEBAUDIT_DECAY_MAX_FETCHES = env_int("WEBAUDIT_DECAY_MAX_FETCHES", 5000, minimum=0)
+# Links followed onto other sites by default (docs/decay.md): 1 reads the pages the site links to and checks theirs.
+WEBAUDIT_DECAY_EXTERNAL_DEPTH = env_int("WEBAUDIT_DECAY_EXTERNAL_DEPTH", 1, minimum=0)
 # Analyses that add columns to every page of a crawl's report (JSON and CSV), named here so that the sites app
 # never imports them (sites/services/reports.py, report_page_extensions).
 WEBAUDIT_REPORT_PAGE_EXTENSIONS = ["checks.decay.report:page_decay"]

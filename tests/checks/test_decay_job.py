@@ -23,6 +23,13 @@ SIGMA = 0.1
 HTML = {"content_type": "text/html; charset=utf-8"}
 
 
+@pytest.fixture(autouse=True)
+def crawl_judgement_only(settings):
+    """These hand-built crawls link to other.example, which the sandbox cannot reach: decay takes the crawl's
+    judgement of other sites' pages (depth 0) unless a test says otherwise."""
+    settings.WEBAUDIT_DECAY_EXTERNAL_DEPTH = 0
+
+
 @pytest.fixture
 def site_crawl():
     """home -> a, dead; a -> dead; home -> an external page that is alive (open: D̄)."""
@@ -57,7 +64,19 @@ def run_decay(*args: str) -> tuple[str, str]:
 def test_the_exact_command_writes_the_issues_json_with_closed_form_decays(site_crawl):
     out, err = run_decay(str(site_crawl.pk), "--json", "-", "--quiet")
     report = json.loads(out)
-    assert set(report) == {"method", "sigma", "fetches", "seconds", "pages", "fix_first"}
+    assert set(report) == {
+        "method",
+        "sigma",
+        "sigmas",
+        "external_depth",
+        "fetches",
+        "seconds",
+        "mean_decay",
+        "paper_means",
+        "external",
+        "pages",
+        "fix_first",
+    }
     assert (report["method"], report["sigma"], report["fetches"]) == ("exact", SIGMA, 0)
     pages = {page["url"]: page for page in report["pages"]}
     base = site_crawl.site.url
@@ -68,10 +87,16 @@ def test_the_exact_command_writes_the_issues_json_with_closed_form_decays(site_c
     assert pages[base + "gone.html"] == {
         "url": base + "gone.html",
         "decay": 1.0,
+        "decay_by_sigma": {"0.1": 1.0},
         "error_bound": 0.0,
         "dead_link_fraction": None,
     }
-    assert all(set(page) == {"url", "decay", "error_bound", "dead_link_fraction"} for page in report["pages"])
+    keys = {"url", "decay", "decay_by_sigma", "error_bound", "dead_link_fraction"}
+    assert all(set(page) == keys for page in report["pages"])
+    # Ours: the two live pages; the paper's: the live pages with at least one link (both here).
+    assert report["mean_decay"]["0.1"] == pytest.approx((d_home + d_a) / 2)
+    assert report["paper_means"]["pages"] == 2
+    assert report["paper_means"]["mean_dead_link_fraction"] == pytest.approx((1 / 3 + 1) / 2)
     [fix] = report["fix_first"]
     assert fix["target"] == base + "gone.html" and fix["gain"] > 0
     assert fix["linked_from"] == [base, base + "a.html"]
@@ -99,16 +124,28 @@ def test_several_sigmas_are_stored_and_the_first_is_reported(site_crawl):
     )
     job = AnalysisJob.objects.get(kind="decay")
     assert set(DecayScore.objects.filter(job=job).values_list("sigma", flat=True)) == {0.5, 0.1}
+    # Every σ computed is in the JSON, not only the first.
+    home = next(p for p in report["pages"] if p["url"] == site_crawl.site.url)
+    assert set(home["decay_by_sigma"]) == {"0.5", "0.1"}
+    assert home["decay_by_sigma"]["0.1"] == pytest.approx(expected_decays(0.1)[0])
+    assert set(report["mean_decay"]) == {"0.5", "0.1"}
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["999999"], "no crawl"),
-        (["--sigma", "0"], "between 0 and 1"),
-        (["--sigma", "1.5"], "between 0 and 1"),
+        (["--sigma", "0"], "between 0.001 and 0.999"),
+        (["--sigma", "1.5"], "between 0.001 and 0.999"),
         (["--sigma", "abc"], "sigma"),
-        (["--walks", "0"], "at least 1"),
+        (["--sigma", ",".join(["0.1"] * 3 + [str(i / 100) for i in range(11, 20)])], "at most 8"),
+        (["--walks", "0"], "from 1 to 100,000"),
+        (["--walks", "99999999999999999999"], "from 1 to 100,000"),
+        (["--walks", "9" * 400], "from 1 to 100,000"),
+        (["--walks", "abc"], "from 1 to 100,000"),
+        (["--external-depth", "4"], "from 0 to 3"),
+        (["--external-depth", "-1"], "from 0 to 3"),
+        (["--max-fetches", "100001"], "from 0 to 100,000"),
         ([], "CRAWL_ID or --url"),
     ],
 )
