@@ -159,7 +159,7 @@ def scored_nodes(graph: CrawlGraph) -> np.ndarray:
     the other sites' pages read beyond it."""
     kinds = graph.kinds
     reported = (kinds == Kind.LIVE) | ((kinds == Kind.DEAD) & graph.internal & graph.settled)
-    return np.flatnonzero(reported & graph.has_page())
+    return np.flatnonzero(reported & graph.internal & graph.has_page())
 
 
 def _require_live(graph: CrawlGraph, crawl: Crawl) -> None:
