@@ -191,6 +191,9 @@ def test_a_walk_job_works_in_chunks_one_per_step_and_stores_each_page_once(site_
     assert job.progress_done == job.progress_total == 3
     assert DecayScore.objects.filter(job=job).count() == 3
     assert DecayFix.objects.filter(job=job).count() == 1
+    # The mean leaves the dead page (D = 1) out, as the exact job's does.
+    live = DecayScore.objects.filter(job=job, page__verdict="ok").values_list("decay", flat=True)
+    assert job.result["mean_decay"]["0.1"] == pytest.approx(sum(live) / 2)
 
 
 def test_a_cancelled_walk_job_stops_between_chunks_and_keeps_what_it_saved(site_crawl, monkeypatch):
@@ -294,3 +297,42 @@ def test_the_admin_lists_a_jobs_scores_and_fixes_read_only(site_crawl, admin_cli
     detail = admin_client.get(reverse(f"admin:checks_{model}_change", args=[row.pk]))
     assert detail.status_code == 200
     assert not detail.context["has_change_permission"] and not detail.context["has_add_permission"]
+
+
+@pytest.mark.parametrize("bad", ["abc", "1.5", "-0.2", "nan"])
+def test_a_decay_filter_that_is_not_a_number_from_0_to_1_is_refused_with_a_message(site_crawl, client, bad):
+    job_run(job=job_start(kind="decay", crawl=site_crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    client.force_login(site_crawl.site.owner)
+    html = client.get(reverse("sites:crawl", args=[site_crawl.pk]), {"dmin": bad}).content.decode()
+    assert "must be a number from 0 to 1" in html and f"not “{bad}”" in html
+    assert 'aria-invalid="true"' in html
+    assert "3 pages." in html  # not applied: every scored page is listed
+    good = client.get(reverse("sites:crawl", args=[site_crawl.pk]), {"dmin": "0.9"}).content.decode()
+    assert "must be a number" not in good and "1 page." in good
+
+
+def test_the_fix_first_list_is_paged_and_the_papers_means_are_shown_beside_ours(client, settings):
+    crawl = make_crawl()
+    base = crawl.site.url
+    home = make_page(crawl, url=base, depth=0, **HTML)
+    for i in range(45):
+        make_link(home, make_page(crawl, url=f"{base}gone-{i}.html", status_code=404))
+    make_page(crawl, url=base + "leaf.pdf", content_type="application/pdf")
+    make_link(home, crawl.pages.get(url=base + "leaf.pdf"))
+    job = job_run(job=job_start(kind="decay", crawl=crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    assert DecayFix.objects.filter(job=job).count() == 45
+    client.force_login(crawl.site.owner)
+    url = reverse("sites:crawl", args=[crawl.pk])
+    first = client.get(url).content.decode()
+    assert "45 dead targets in all" in first and "Page 1 of 3" in first
+    assert first.count(f"{base}gone-") >= 20
+    third = client.get(url, {"fpage": 3}).content.decode()
+    assert "Page 3 of 3" in third
+    ranks = list(DecayFix.objects.filter(job=job).order_by("rank").values_list("target", flat=True))
+    assert ranks[-1] in third
+    # Ours averages both live pages (the PDF is a leaf, D = 0); the paper's only the one with links.
+    assert job.result["paper_means"]["pages"] == 1
+    home_decay = DecayScore.objects.get(job=job, page=home).decay
+    assert job.result["mean_decay"]["0.1"] == pytest.approx(home_decay / 2)
+    assert job.result["paper_means"]["mean_decay"]["0.1"] == pytest.approx(home_decay)
+    assert "As the paper reports them" in first
