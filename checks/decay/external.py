@@ -24,13 +24,29 @@ from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
 from sites.crawler.reading import shared_reader
 from sites.crawler.urls import site_key
 from sites.http.polite import HOST_UNREACHABLE
-from sites.models import BROKEN_VERDICTS
+from sites.models import BROKEN_VERDICTS, Page
 
 # Bounds of what a user may ask (docs/decay.md): every other site's page adds fetches, and depth multiplies them.
 MAX_EXTERNAL_DEPTH = 3
 MAX_FETCHES_LIMIT = 100_000
 # Pages fetched at once between clock checks: a step stops within its budget plus one batch.
 FETCH_BATCH = 32
+# Fetch failures that say the host, not the page, is not answering: DNS, refused or unroutable, an address the guard
+# blocks, TLS, or no answer in the whole timeout. Its other URLs get the same verdict without a request.
+HOST_DOWN = HOST_UNREACHABLE | {"timeout"}
+
+
+def crawl_unreachable_hosts(crawl) -> dict[str, Node]:
+    """Hosts the crawl found not answering (HOST_DOWN on some other site's page it checked), with that verdict:
+    the crawl's verdicts are reused for the host's URLs the crawl did not check."""
+    rows = Page.objects.filter(
+        crawl=crawl, is_internal=False, state=Page.State.DONE, error_kind__in=sorted(HOST_DOWN)
+    ).values_list("url", "verdict")
+    return {
+        site_key(url): Node(DEAD)
+        for url, verdict in rows.iterator(chunk_size=5000)
+        if verdict in BROKEN_VERDICTS
+    }
 
 
 class ReadingSession(CrawlSession):
@@ -108,6 +124,7 @@ def expand(
     known: dict[str, Node] | None = None,
     deadline: float | None = None,
     session: ReadingSession | None = None,
+    unreachable: dict[str, Node] | None = None,
 ) -> Expansion:
     """Read other sites' pages to `depth` links from the crawl's live pages, and judge the links of the last ones.
 
@@ -116,9 +133,11 @@ def expand(
     (dead, or alive and open). Pages of the audited site keep the crawl's verdicts (those over the crawl's limits
     stay as they were: open for the exact method, fetched by live walks). `known` carries what earlier steps of
     the job fetched, so nothing is fetched twice; past `deadline` (time.monotonic) it returns unfinished, and is
-    called again with what it got.
+    called again with what it got. `unreachable` maps hosts known not to answer (crawl_unreachable_hosts) to their
+    verdict: their URLs are not fetched.
     """
     expansion = Expansion(nodes=dict(known or {}))
+    down = dict(unreachable or {})
     index = graph.index_of()
     in_scope = graph.scope_contains
 
@@ -144,7 +163,15 @@ def expand(
                 if session is None:
                     session = own = open_session(config)
                 close = session
-                if not _fetch(session, wanted, expansion, read=read, cap=max_fetches, deadline=deadline):
+                if not _fetch(
+                    session,
+                    wanted,
+                    expansion,
+                    read=read,
+                    cap=max_fetches,
+                    deadline=deadline,
+                    unreachable=down,
+                ):
                     return expansion
             level = [url for url in targets if expansion.nodes.get(url, Node(OPEN)).state == LIVE]
         # Live pages one past the depth (judged, not read) stay open: the report counts them.
@@ -167,9 +194,10 @@ def _fetch(
     read: bool,
     cap: int,
     deadline: float | None,
+    unreachable: dict[str, Node],
 ) -> bool:
-    """Fetch `urls` in batches, one URL a host first; False when the deadline came first."""
-    unreachable: dict[str, Node] = {}
+    """Fetch `urls` in batches, one URL a host first; False when the deadline came first. Hosts found not
+    answering are added to `unreachable`."""
     first_of_host: dict[str, str] = {}
     for url in urls:
         first_of_host.setdefault(site_key(url), url)
@@ -205,6 +233,6 @@ def _fetch(
             node = outcome_node(outcome, read=read, in_scope=session.scope.contains)
             expansion.nodes[url] = node
             result = outcome.result
-            if result is not None and result.error_kind in HOST_UNREACHABLE and node.state == DEAD:
+            if result is not None and result.error_kind in HOST_DOWN and node.state == DEAD:
                 unreachable[site_key(url)] = node
     return True

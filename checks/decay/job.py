@@ -9,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 
 from checks.decay.dashboard import decay_latest_job, decay_panel_context
-from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT, expand
+from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT, crawl_unreachable_hosts, expand
 from checks.decay.graph import CrawlGraph, crawl_graph, with_fetched
 from checks.decay.live import LiveGraph
 from checks.decay.services import (
@@ -238,6 +238,7 @@ def _graph(ctx: JobContext) -> tuple[CrawlGraph | None, CrawlGraph, dict[str, No
             max_fetches=params.get("max_fetches", settings.WEBAUDIT_DECAY_MAX_FETCHES),
             known=outside,
             deadline=ctx.deadline,
+            unreachable=crawl_unreachable_hosts(job.crawl),
         )
         with transaction.atomic():
             _save_visits(job, expansion.nodes, visited)

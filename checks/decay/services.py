@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 
-from checks.decay.external import Expansion, expand
+from checks.decay.external import Expansion, crawl_unreachable_hosts, expand
 from checks.decay.graph import CrawlGraph, crawl_graph, with_fetched
 from checks.decay.live import LiveGraph
 from checks.decay.solver import (
@@ -222,6 +222,7 @@ def decay_graph_of(
         depth=external_depth,
         max_fetches=settings.WEBAUDIT_DECAY_MAX_FETCHES if max_fetches is None else max_fetches,
         known=known,
+        unreachable=crawl_unreachable_hosts(crawl),
     )
     return with_fetched(graph, expansion.nodes), expansion
 
