@@ -205,11 +205,12 @@ def _fetch(
     ordered = [url for url in urls if url in firsts] + [url for url in urls if url not in firsts]
     fetched = sum(1 for node in expansion.nodes.values() if node is not None)
     batches = 0
-    for start in range(0, len(ordered), FETCH_BATCH):
+    size = max(1, min(FETCH_BATCH, session.config.lane_concurrency * 2))  # one round of the session's threads
+    for start in range(0, len(ordered), size):
         if batches and deadline is not None and time.monotonic() >= deadline:
             return False  # at least one batch a call, so that every step gets on
         batch = []
-        for url in ordered[start : start + FETCH_BATCH]:
+        for url in ordered[start : start + size]:
             if url in expansion.nodes:
                 continue
             host = site_key(url)

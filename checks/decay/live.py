@@ -86,11 +86,13 @@ class LiveGraph:
                 found[key] = Node(OPEN)  # not fetched outside the site (told so, or read beforehand)
             elif self.pages_fetched + len(wanted) < self.max_fetches:
                 wanted.append(str(key))
-        for start in range(0, len(wanted), FETCH_BATCH):
+        # A batch is what the session's threads fetch at once, so the clock is looked at every round of fetches.
+        size = max(1, min(FETCH_BATCH, self.session.config.lane_concurrency * 2))
+        for start in range(0, len(wanted), size):
             # At least one batch a step, so that a step always gets on.
             if self.batches and self.deadline is not None and time.monotonic() >= self.deadline:
                 raise WalksStopped("the step's time is up")  # what was fetched is in self.fetched, kept
-            found.update(self._fetch(wanted[start : start + FETCH_BATCH]))
+            found.update(self._fetch(wanted[start : start + size]))
             self.batches += 1
         return found
 

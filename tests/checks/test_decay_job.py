@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import uuid
 import io
 import json
 
@@ -336,3 +337,76 @@ def test_the_fix_first_list_is_paged_and_the_papers_means_are_shown_beside_ours(
     assert job.result["mean_decay"]["0.1"] == pytest.approx(home_decay / 2)
     assert job.result["paper_means"]["mean_decay"]["0.1"] == pytest.approx(home_decay)
     assert "As the paper reports them" in first
+
+
+@pytest.mark.parametrize("method", ["exact", "walk"])
+def test_a_step_redone_after_its_commit_rewrites_its_rows_without_a_unique_failure(site_crawl, method):
+    from checks.jobs.context import JobContext
+
+    job = job_run(
+        job=job_start(
+            kind="decay",
+            crawl=site_crawl,
+            parameters={"method": method, "walks": 50, "sigmas": [0.1]},
+            enqueue=False,
+        )
+    )
+    assert job.status == AnalysisJob.Status.FINISHED
+    before = sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay"))
+    # A worker that died after committing its rows, before the job was marked finished: the step runs again.
+    token = uuid.uuid4()
+    AnalysisJob.objects.filter(pk=job.pk).update(status=AnalysisJob.Status.RUNNING, step_token=token)
+    job.refresh_from_db()
+    if method == "walk":
+        job.state["next"] = 0  # its last chunk too
+    ctx = JobContext(job, token=token, budget_seconds=30)
+    assert decay_job_module.decay_step(ctx)
+    assert sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay")) == before
+    assert DecayFix.objects.filter(job=job).count() == 1
+
+
+def test_a_walk_step_fetching_a_slow_site_returns_within_about_its_budget_and_the_job_still_finishes(
+    httpserver, crawl_site
+):
+    import time as clock
+
+    from werkzeug.wrappers import Response
+
+    httpserver.no_handler_status_code = 404
+    pages = [f"/p{i}.html" for i in range(40)]
+
+    def slow(request):
+        clock.sleep(0.25)
+        links = "".join(f'<a href="{p}">{p}</a> ' for p in pages[::3])
+        return Response(
+            f"<html><body><p>Slow page with words.</p>{links}</body></html>", content_type="text/html"
+        )
+
+    httpserver.expect_request("/").respond_with_data(
+        "<html><body>" + "".join(f'<a href="{p}">{p}</a> ' for p in pages) + "</body></html>",
+        content_type="text/html",
+    )
+    for page in pages:
+        httpserver.expect_request(page).respond_with_handler(slow)
+    crawl = crawl_site(
+        httpserver.url_for("/"), max_pages=1, concurrency=2
+    )  # the rest is fetched by the walks
+    job = job_start(
+        kind="decay",
+        crawl=crawl,
+        parameters={"method": "walk", "walks": 300, "sigmas": [0.1], "external_depth": 0},
+        enqueue=False,
+    )
+    budget, longest, steps = 1.0, 0.0, 0
+    while True:
+        started = clock.monotonic()
+        more = job_step(job_id=job.pk, budget_seconds=budget)
+        longest = max(longest, clock.monotonic() - started)
+        steps += 1
+        if not more or steps > 200:
+            break
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FINISHED, job.error
+    assert steps >= 2  # 40 slow pages at 0.25 s, two at a time, do not fit in one second
+    # Budget, at most half a budget (or 0.5 s) more, one batch of fetches: twice the budget plus a batch's slack.
+    assert longest < 2 * budget + 1.5, longest
