@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import csv
-import uuid
 import io
 import json
+import uuid
 
 import pytest
 from django.core.management import call_command
