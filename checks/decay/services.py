@@ -384,4 +384,5 @@ def decay_url(*, url: str, sigmas: list[float], walks: int, seed: int = 0) -> De
         seconds=time.monotonic() - started,
         walks=walks,
         mean_decay={sigma: page.decay[sigma] for sigma in sigmas},
+        paper_means=_means_of([page], sigmas)[1],
     )
