@@ -318,8 +318,11 @@ WEBAUDIT_SOFT404_MODEL = env_str(
 # listed and ranked by (the paper's 0.1; the others are its Figure 1's); the walks per page of the walk method
 # (the paper's 300: ±0.08 at 95% confidence); and the pages a run may fetch beyond its crawl.
 WEBAUDIT_DECAY_SIGMAS = env_sigmas("WEBAUDIT_DECAY_SIGMAS", (0.1, 0.2, 0.33, 0.5))
-WEBAUDIT_DECAY_WALKS = env_int("WEBAUDIT_DECAY_WALKS", 300, minimum=1)
-WEBAUDIT_DECAY_MAX_FETCHES = env_int("WEBAUDIT_DECAY_MAX_FETCHES", 5000, minimum=0)
+# The bounds are the ones a user's run is held to (checks/decay/job.py, docs/decay.md).
+WEBAUDIT_DECAY_WALKS = env_int("WEBAUDIT_DECAY_WALKS", 300, minimum=1, maximum=100_000)
+WEBAUDIT_DECAY_MAX_FETCHES = env_int("WEBAUDIT_DECAY_MAX_FETCHES", 5000, minimum=0, maximum=100_000)
+# Links followed onto other sites by default (docs/decay.md): 1 reads the pages the site links to and checks theirs.
+WEBAUDIT_DECAY_EXTERNAL_DEPTH = env_int("WEBAUDIT_DECAY_EXTERNAL_DEPTH", 1, minimum=0, maximum=3)
 # Analyses that add columns to every page of a crawl's report (JSON and CSV), named here so that the sites app
 # never imports them (sites/services/reports.py, report_page_extensions).
 WEBAUDIT_REPORT_PAGE_EXTENSIONS = ["checks.decay.report:page_decay"]

@@ -31,15 +31,25 @@ class DecayTableFilter:
     sort: str = "decay"
     min_decay: float | None = None
     search: str = ""
+    error: str = ""  # a filter value refused, said to the user (the table is then shown unfiltered by it)
+    raw_min: str = ""
 
     @classmethod
     def from_query(cls, query) -> DecayTableFilter:
         sort = query.get("dsort", "decay")
-        try:
-            minimum = float(query.get("dmin", "")) if query.get("dmin") else None
-        except ValueError:
-            minimum = None
-        return cls(sort if sort in SORTS else "decay", minimum, query.get("dq", "").strip()[:200])
+        raw = query.get("dmin", "").strip()[:40]
+        minimum, error = None, ""
+        if raw:
+            try:
+                minimum = float(raw)
+            except ValueError:
+                minimum = None
+            if minimum is None or not 0.0 <= minimum <= 1.0:  # nan fails both comparisons
+                minimum, error = (
+                    None,
+                    f"“Decay at least” must be a number from 0 to 1, not “{raw}”: not applied.",
+                )
+        return cls(sort if sort in SORTS else "decay", minimum, query.get("dq", "").strip()[:200], error, raw)
 
 
 def decay_latest_job(*, crawl: Crawl) -> AnalysisJob | None:
@@ -63,9 +73,10 @@ def decay_scores(*, job: AnalysisJob, sigma: float, table: DecayTableFilter) -> 
 
 def decay_charts(*, job: AnalysisJob) -> dict[str, str]:
     sigmas = job.parameters["sigmas"]
-    rows = DecayScore.objects.filter(job=job, page__verdict="ok").values_list(
-        "sigma", "decay", "dead_link_fraction"
-    )
+    # The paper's Figure 1 population: live pages with at least one outlink (F is empty for a page without any).
+    rows = DecayScore.objects.filter(
+        job=job, page__verdict="ok", dead_link_fraction__isnull=False
+    ).values_list("sigma", "decay", "dead_link_fraction")
     by_sigma: dict[float, list[float]] = {sigma: [] for sigma in sigmas}
     fractions: list[float] = []
     points: list[tuple[float, float]] = []
@@ -106,9 +117,12 @@ def decay_panel_context(*, job: AnalysisJob, request, anchor: str = "decay") -> 
         "scores": scores,
         "table": table,
         "most_decayed": decayed,
-        "fixes": list(DecayFix.objects.filter(job=job)[:FIXES_LISTED]),
-        "fix_count": DecayFix.objects.filter(job=job).count(),
+        "fixes": Paginator(DecayFix.objects.filter(job=job).order_by("rank"), FIXES_LISTED).get_page(
+            request.GET.get("fpage")
+        ),
         "mean_decay": (job.result or {}).get("mean_decay", {}),
+        "paper_means": (job.result or {}).get("paper_means") or {},
+        "external": (job.result or {}).get("external") or {},
         "anchor": anchor,
     }
 

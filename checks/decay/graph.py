@@ -28,6 +28,14 @@ class CrawlGraph:
     internal: np.ndarray
     sources: np.ndarray
     targets: np.ndarray
+    scope: CrawlScope | None = None
+
+    def scope_contains(self, url: str) -> bool:
+        """Whether `url` is a page of the audited site (in the crawl's scope)."""
+        return self.scope is not None and self.scope.contains(url)
+
+    def has_page(self) -> np.ndarray:
+        return np.array([page_id is not None for page_id in self.page_ids], dtype=bool)
 
     @property
     def decay_graph(self) -> DecayGraph:
@@ -134,4 +142,54 @@ def crawl_graph(*, crawl: Crawl) -> CrawlGraph:
         internal=np.array(internal, dtype=bool),
         sources=np.array(sources, dtype=np.int64),
         targets=np.array(targets, dtype=np.int64),
+        scope=scope,
+    )
+
+
+def with_fetched(graph: CrawlGraph, fetched: dict[str, Node]) -> CrawlGraph:
+    """The crawl's graph with the pages fetched beyond it (checks/decay/external.py) settled: live ones with their
+    links (new targets enter unsettled and open), dead ones dead, the others open. The crawl's own verdicts win."""
+    if not fetched:
+        return graph
+    urls, page_ids = list(graph.urls), list(graph.page_ids)
+    kinds, settled, internal = (
+        list(graph.kinds.tolist()),
+        list(graph.settled.tolist()),
+        list(graph.internal.tolist()),
+    )
+    index = graph.index_of()
+    sources: list[int] = []
+    targets: list[int] = []
+
+    def node_index(url: str) -> int:
+        i = index.get(url)
+        if i is None:
+            i = index[url] = len(urls)
+            urls.append(url)
+            page_ids.append(None)
+            kinds.append(Kind.OPEN)
+            settled.append(False)
+            internal.append(graph.scope_contains(url))
+        return i
+
+    kind_of = {LIVE: Kind.LIVE, DEAD: Kind.DEAD, OPEN: Kind.OPEN}
+    for url, node in fetched.items():
+        i = node_index(url)
+        if settled[i] and (kinds[i] != Kind.OPEN or page_ids[i] is not None and internal[i]):
+            continue  # the crawl judged it, and read it if it could
+        kinds[i] = kind_of[node.state]
+        settled[i] = True
+        if node.state == LIVE:
+            for target in node.outlinks:
+                sources.append(i)
+                targets.append(node_index(str(target)))
+    return CrawlGraph(
+        urls=urls,
+        page_ids=page_ids,
+        kinds=np.array(kinds, dtype=np.int8),
+        settled=np.array(settled, dtype=bool),
+        internal=np.array(internal, dtype=bool),
+        sources=np.concatenate([graph.sources, np.array(sources, dtype=np.int64)]),
+        targets=np.concatenate([graph.targets, np.array(targets, dtype=np.int64)]),
+        scope=graph.scope,
     )

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
 from django import forms
 from django.conf import settings
 from django.db import transaction
 
 from checks.decay.dashboard import decay_latest_job, decay_panel_context
-from checks.decay.graph import CrawlGraph, crawl_graph
+from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT, crawl_unreachable_hosts, expand
+from checks.decay.graph import CrawlGraph, crawl_graph, with_fetched
 from checks.decay.live import LiveGraph
 from checks.decay.services import (
     DecayResult,
@@ -19,10 +19,12 @@ from checks.decay.services import (
     decay_exact,
     fix_targets,
     scored_nodes,
+    site_means,
+    walk_source,
     walked_pages,
 )
 from checks.decay.solver import Kind, decay_solve
-from checks.decay.walks import MappingGraph, Node, Walker, WalksStopped
+from checks.decay.walks import Node, Walker, WalksStopped
 from checks.jobs import JobContext, JobError, JobInputError, JobKind
 from checks.models import AnalysisJob, DecayFix, DecayScore, DecayVisit
 from sites.crawler.config import CrawlConfig
@@ -32,47 +34,112 @@ METHODS = ("exact", "walk")
 # Start pages walked per saved chunk: 25 pages × 300 walks take ~0.3 s over stored links on the test bed, and a
 # chunk that fetches beyond the crawl a few seconds, so progress (and a cancel) lands every few seconds.
 WALK_CHUNK = 25
+# The least time a step walks for, however little its budget has left: every step gets on.
+MIN_WALK_SECONDS = 0.5
+
+
+# Documented bounds of every number a user can give a decay run (docs/decay.md): a run is at most
+# MAX_WALKS × pages × ~1/σ steps, and σ values, each a full solve or a share of every walk, are few.
+MAX_WALKS = 100_000
+MAX_SIGMAS = 8
+MIN_SIGMA, MAX_SIGMA = 0.001, 0.999
 
 
 def parse_sigmas(raw) -> list[float]:
-    """σ values from a number, a list, or text like "0.1, 0.2"; each strictly between 0 and 1."""
+    """σ values from a number, a list, or text like "0.1, 0.2"; each in [0.001, 0.999], at most 8."""
     if isinstance(raw, str):
+        if len(raw) > 200:
+            raise JobInputError("sigma: at most 8 values, like 0.1, 0.2")
         items = [item for item in raw.replace(" ", "").split(",") if item]
     elif isinstance(raw, (list, tuple)):
         items = list(raw)
     else:
         items = [raw]
     try:
-        values = [float(item) for item in items]
-    except (TypeError, ValueError):
+        values = [float(item) for item in items if not isinstance(item, bool)]
+    except (TypeError, ValueError, OverflowError):
         raise JobInputError(f"sigma must be a number between 0 and 1, not {raw!r}") from None
-    if not values or not all(0.0 < value < 1.0 for value in values):
-        raise JobInputError(f"sigma must be strictly between 0 and 1 (got {raw!r})")
-    return list(dict.fromkeys(values))
+    if not values or len(values) != len(items):
+        raise JobInputError(f"sigma must be a number between 0 and 1, not {raw!r}")
+    if not all(MIN_SIGMA <= value <= MAX_SIGMA for value in values):
+        raise JobInputError(f"sigma must be between {MIN_SIGMA} and {MAX_SIGMA} (got {raw!r})")
+    values = list(dict.fromkeys(values))
+    if len(values) > MAX_SIGMAS:
+        raise JobInputError(f"at most {MAX_SIGMAS} sigma values a run (got {len(values)})")
+    return values
+
+
+def bounded_int(name: str, value, low: int, high: int) -> int:
+    """A whole number in [low, high], or a JobInputError that says the range."""
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit() and len(value.strip()) <= 20:
+        value = int(value.strip())
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise JobInputError(f"{name} must be a whole number from {low:,} to {high:,} (got {shown})")
+    return value
 
 
 def decay_parameters(crawl, raw: dict) -> dict:
     method = raw.get("method") or "exact"
     if method not in METHODS:
         raise JobInputError(f"method must be exact or walk, not {method!r}")
-    walks = raw.get("walks", settings.WEBAUDIT_DECAY_WALKS)
-    if isinstance(walks, bool) or not isinstance(walks, int) or walks < 1:
-        raise JobInputError(f"walks must be a whole number of at least 1 (got {walks!r})")
-    sigmas = parse_sigmas(raw.get("sigmas", settings.WEBAUDIT_DECAY_SIGMAS))
+
+    def given(name: str, default):
+        value = raw.get(name)
+        return default if value is None or value == "" else value
+
+    walks = bounded_int("walks", given("walks", settings.WEBAUDIT_DECAY_WALKS), 1, MAX_WALKS)
+    sigmas = parse_sigmas(given("sigmas", settings.WEBAUDIT_DECAY_SIGMAS))
+    depth = bounded_int(
+        "external depth",
+        given("external_depth", settings.WEBAUDIT_DECAY_EXTERNAL_DEPTH),
+        0,
+        MAX_EXTERNAL_DEPTH,
+    )
+    max_fetches = bounded_int(
+        "max fetches", given("max_fetches", settings.WEBAUDIT_DECAY_MAX_FETCHES), 0, MAX_FETCHES_LIMIT
+    )
     live = Page.objects.filter(crawl=crawl, is_internal=True, state=Page.State.DONE, verdict=Verdict.OK)
     if not live.exists():
         raise JobInputError(f"Crawl #{crawl.pk} has no live page: every page is dead, so decay is undefined.")
-    return {"method": method, "sigmas": sigmas, "walks": walks, "live": bool(raw.get("live", True))}
+    return {
+        "method": method,
+        "sigmas": sigmas,
+        "walks": walks,
+        "live": bool(raw.get("live", True)),
+        "external_depth": depth,
+        "max_fetches": max_fetches,
+    }
 
 
 class DecayForm(forms.Form):
     method = forms.ChoiceField(choices=[("exact", "Exact"), ("walk", "Random walks")], initial="exact")
     sigmas = forms.CharField(
         label="σ",
+        max_length=200,
         initial=lambda: ", ".join(str(s) for s in settings.WEBAUDIT_DECAY_SIGMAS),
         help_text="Success probabilities, comma-separated; the first ranks the pages.",
     )
-    walks = forms.IntegerField(min_value=1, max_value=100_000, initial=lambda: settings.WEBAUDIT_DECAY_WALKS)
+    walks = forms.IntegerField(
+        min_value=1, max_value=MAX_WALKS, initial=lambda: settings.WEBAUDIT_DECAY_WALKS
+    )
+    external_depth = forms.IntegerField(
+        label="Depth on other sites",
+        required=False,
+        min_value=0,
+        max_value=MAX_EXTERNAL_DEPTH,
+        initial=lambda: settings.WEBAUDIT_DECAY_EXTERNAL_DEPTH,
+        help_text="0: other sites' pages count as the crawl judged them; 1: the pages this site links to are read "
+        "and their links checked.",
+    )
+    max_fetches = forms.IntegerField(
+        label="Most pages fetched",
+        required=False,
+        min_value=0,
+        max_value=MAX_FETCHES_LIMIT,
+        initial=lambda: settings.WEBAUDIT_DECAY_MAX_FETCHES,
+        help_text="Pages this run may fetch beyond the crawl; past it they count as open.",
+    )
 
     def clean_sigmas(self):
         try:
@@ -120,26 +187,11 @@ def _summary(result: DecayResult, **extra) -> dict:
         "fetches": result.fetches,
         "seconds": round(result.seconds, 3),
         "mean_decay": {str(sigma): value for sigma, value in result.mean_decay.items()},
+        "paper_means": result.paper_means,
+        "external": result.external,
         "residual": result.residual,
         **extra,
     }
-
-
-def _exact_step(ctx: JobContext) -> bool:
-    params = ctx.parameters
-    try:
-        result = decay_exact(crawl=ctx.job.crawl, sigmas=params["sigmas"])
-    except ValueError as exc:
-        raise JobError(str(exc)) from None
-    rows = _score_rows(ctx.job, result.pages, params["sigmas"])
-    with transaction.atomic():
-        DecayScore.objects.bulk_create(rows, batch_size=2000)
-        DecayFix.objects.bulk_create(_fix_rows(ctx.job, result.fix_first), batch_size=2000)
-        ctx.progress(
-            done=len(result.pages), total=len(result.pages), note=f"{len(result.pages):,} pages solved"
-        )
-    ctx.finish(result=_summary(result, pages=len(result.pages)))
-    return True
 
 
 def _visited(job: AnalysisJob) -> dict[str, Node]:
@@ -149,48 +201,136 @@ def _visited(job: AnalysisJob) -> dict[str, Node]:
     }
 
 
+def _save_visits(job: AnalysisJob, fresh: dict[str, Node], saved: dict[str, Node]) -> None:
+    """Keep fetched pages so that no later step fetches them again; a URL already kept is not written twice."""
+    DecayVisit.objects.bulk_create(
+        [
+            DecayVisit(job=job, url=url, state=node.state, outlinks=[str(link) for link in node.outlinks])
+            for url, node in fresh.items()
+            if url not in saved
+        ],
+        batch_size=2000,
+    )
+    saved.update(fresh)
+
+
+def _split_visits(graph: CrawlGraph, visited: dict[str, Node]) -> tuple[dict[str, Node], dict[str, Node]]:
+    """(other sites' pages read before solving or walking, pages of the site live walks fetched)."""
+    outside = {url: node for url, node in visited.items() if not graph.scope_contains(url)}
+    return outside, {url: node for url, node in visited.items() if url not in outside}
+
+
+def _graph(ctx: JobContext) -> tuple[CrawlGraph | None, CrawlGraph, dict[str, Node]]:
+    """Step 1 (and more if it takes longer than a step): read other sites' pages to the job's depth, saving what
+    is fetched as it goes. Then the graph both methods use: (None while unfinished, the crawl's graph, visits)."""
+    job, params = ctx.job, ctx.parameters
+    base = crawl_graph(crawl=job.crawl)
+    if not (base.kinds == Kind.LIVE).any():
+        raise JobError(f"Crawl #{job.crawl_id} has no live page whose links are known: decay is undefined.")
+    visited = _visited(job)
+    outside, _ = _split_visits(base, visited)
+    depth = params.get("external_depth", 0)
+    if depth > 0 and not ctx.state.get("expanded"):
+        expansion = expand(
+            base,
+            config=CrawlConfig.from_dict(job.crawl.settings),
+            depth=depth,
+            max_fetches=params.get("max_fetches", settings.WEBAUDIT_DECAY_MAX_FETCHES),
+            known=outside,
+            deadline=ctx.deadline,
+            unreachable=crawl_unreachable_hosts(job.crawl),
+        )
+        with transaction.atomic():
+            _save_visits(job, expansion.nodes, visited)
+            ctx.state["external_requests"] = ctx.state.get("external_requests", 0) + expansion.requests
+            ctx.state["fetches"] = ctx.state.get("fetches", 0) + expansion.requests
+            if expansion.done:
+                ctx.state["expanded"] = True
+                ctx.state["external"] = {
+                    **expansion.summary(),
+                    "external_requests": ctx.state["external_requests"],
+                }
+            ctx.progress(
+                done=0,
+                note=f"{len(expansion.nodes):,} pages of other sites fetched ({expansion.read:,} read)",
+            )
+        if not expansion.done:
+            return None, base, visited
+        outside = expansion.nodes
+    return with_fetched(base, outside), base, visited
+
+
+def _exact_step(ctx: JobContext) -> bool:
+    params = ctx.parameters
+    graph, _, _ = _graph(ctx)
+    if graph is None:
+        return False
+    try:
+        result = decay_exact(crawl=ctx.job.crawl, sigmas=params["sigmas"], graph=graph)
+    except ValueError as exc:
+        raise JobError(str(exc)) from None
+    result.fetches = ctx.state.get("fetches", 0)
+    result.external = ctx.state.get("external", {})
+    rows = _score_rows(ctx.job, result.pages, params["sigmas"])
+    with transaction.atomic():
+        # A step redone (a worker died after this commit) writes the same rows again: replace, never collide.
+        DecayScore.objects.filter(job=ctx.job).delete()
+        DecayFix.objects.filter(job=ctx.job).delete()
+        DecayScore.objects.bulk_create(rows, batch_size=2000)
+        DecayFix.objects.bulk_create(_fix_rows(ctx.job, result.fix_first), batch_size=2000)
+        ctx.progress(
+            done=len(result.pages), total=len(result.pages), note=f"{len(result.pages):,} pages solved"
+        )
+    ctx.finish(result=_summary(result, pages=len(result.pages)))
+    return True
+
+
 def _walk_step(ctx: JobContext) -> bool:
     job, params = ctx.job, ctx.parameters
     sigmas, walks = params["sigmas"], params["walks"]
-    graph = crawl_graph(crawl=job.crawl)
-    if not (graph.kinds == Kind.LIVE).any():
-        raise JobError(f"Crawl #{job.crawl_id} has no live page whose links are known: decay is undefined.")
+    graph, _, visited = _graph(ctx)
+    if graph is None:
+        return False
     scored = scored_nodes(graph)
     primary = decay_solve(graph.decay_graph, sigma=sigmas[0])
-    known = graph.walk_nodes()
-    visited = _visited(job)
-    known.update(visited)
-    pool = [graph.urls[i] for i in graph.live_indices()]
-    source: LiveGraph | MappingGraph
-    if params["live"]:
-        source = LiveGraph(
-            config=CrawlConfig.from_dict(job.crawl.settings), known=known, pool=pool, crawl=job.crawl
-        )
-    else:
-        source = MappingGraph(known)
+    _, inside = _split_visits(graph, visited)
+    source = walk_source(job.crawl, graph, live=params["live"], known=inside)
+    # Walks stop at the step's deadline, or half a budget from now if reading the graph took the step's time (so
+    # that a step always gets on): a step returns within about twice its budget.
+    deadline = max(ctx.deadline, time.monotonic() + max(ctx.budget_seconds / 2, MIN_WALK_SECONDS))
+    if isinstance(source, LiveGraph):
+        source.deadline = deadline
     cursor = ctx.state.get("next", 0)
+    chunk_size = ctx.state.get("chunk", WALK_CHUNK)
+    saved_any = False
     try:
-        while cursor < len(scored) and not ctx.time_up():
+        while cursor < len(scored) and (not saved_any or time.monotonic() < ctx.deadline):
             # Each chunk has a seed of its own, so a chunk redone after a dead worker walks the same walks.
             walker = Walker(source, seed=job.pk * 1_000_003 + cursor)
-            chunk = scored[cursor : cursor + WALK_CHUNK]
+            chunk = scored[cursor : cursor + chunk_size]
             try:
                 estimates = walker.estimate(
-                    [graph.urls[i] for i in chunk], sigmas=sigmas, walks=walks, should_stop=_cancelled(job)
+                    [graph.urls[i] for i in chunk],
+                    sigmas=sigmas,
+                    walks=walks,
+                    should_stop=_stop_check(job, deadline),
                 )
             except WalksStopped:
-                return False  # the job was cancelled: progress() below would raise JobStopped anyway
+                # Cancelled, or the step's time is up: keep what was fetched, not the unfinished chunk, and walk
+                # smaller chunks if not even one fitted in a step.
+                with transaction.atomic():
+                    _save_visits(job, getattr(source, "fetched", {}), visited)
+                    if not saved_any:
+                        ctx.state["chunk"] = max(1, chunk_size // 2)
+                    ctx.progress(done=cursor, total=len(scored), note=f"{cursor * walks:,} walks")
+                return False
             pages = walked_pages(graph, chunk, estimates, sigmas=sigmas, walks=walks, primary=primary)
             fresh = getattr(source, "fetched", {})
+            page_ids = [page.page_id for page in pages]
             with transaction.atomic():
+                DecayScore.objects.filter(job=job, page_id__in=page_ids).delete()  # a chunk redone
                 DecayScore.objects.bulk_create(_score_rows(job, pages, sigmas), batch_size=2000)
-                DecayVisit.objects.bulk_create(
-                    [
-                        DecayVisit(job=job, url=url, state=node.state, outlinks=list(node.outlinks))
-                        for url, node in fresh.items()
-                        if url not in visited
-                    ]
-                )
+                _save_visits(job, fresh, visited)
                 cursor += len(chunk)
                 ctx.state["next"] = cursor
                 ctx.state["fetches"] = ctx.state.get("fetches", 0) + getattr(source, "requests", 0)
@@ -199,7 +339,7 @@ def _walk_step(ctx: JobContext) -> bool:
                     total=len(scored),
                     note=f"{cursor * walks:,} walks · {ctx.state['fetches']:,} fetches",
                 )
-            visited.update(fresh)
+            saved_any = True
             if isinstance(source, LiveGraph):
                 source.requests = 0
                 source.known.update(fresh)
@@ -210,6 +350,13 @@ def _walk_step(ctx: JobContext) -> bool:
     if cursor < len(scored):
         return False
     return _walk_finish(ctx, graph, primary)
+
+
+def _stop_check(job: AnalysisJob, deadline: float):
+    """True once the job is cancelled or the step has used its time (a chunk that does not fit is stopped, not
+    finished)."""
+    cancelled = _cancelled(job)
+    return lambda: time.monotonic() >= deadline or cancelled()
 
 
 def _cancelled(job: AnalysisJob):
@@ -228,11 +375,19 @@ def _cancelled(job: AnalysisJob):
 def _walk_finish(ctx: JobContext, graph: CrawlGraph, primary) -> bool:
     job, params = ctx.job, ctx.parameters
     fixes = fix_targets(graph, primary)
-    means = {}
-    for sigma in params["sigmas"]:
-        values = DecayScore.objects.filter(job=job, sigma=sigma).values_list("decay", flat=True)
-        means[sigma] = float(np.mean(list(values))) if values else 0.0
+    sigmas = params["sigmas"]
+    live_ids = {graph.page_ids[i] for i in scored_nodes(graph) if graph.kinds[i] == Kind.LIVE}
+    by_page: dict[int, dict] = {}
+    rows = DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay", "dead_link_fraction")
+    for page_id, sigma, decay, fraction in rows.iterator(chunk_size=5000):
+        entry = by_page.setdefault(page_id, {"decay": {}, "fraction": fraction})
+        entry["decay"][sigma] = decay
+    means, paper = site_means(
+        ((page_id in live_ids, entry["decay"], entry["fraction"]) for page_id, entry in by_page.items()),
+        sigmas,
+    )
     with transaction.atomic():
+        DecayFix.objects.filter(job=job).delete()  # a finish redone
         DecayFix.objects.bulk_create(_fix_rows(job, fixes), batch_size=2000)
         ctx.progress(
             done=ctx.state["next"], note=f"{ctx.state.get('fetches', 0):,} fetches; fix-first ranked"
@@ -240,13 +395,15 @@ def _walk_finish(ctx: JobContext, graph: CrawlGraph, primary) -> bool:
     started = job.started_at.timestamp() if job.started_at else time.time()
     result = DecayResult(
         method="walk",
-        sigmas=params["sigmas"],
+        sigmas=sigmas,
         pages=[],
         fix_first=fixes,
         fetches=ctx.state.get("fetches", 0),
         seconds=time.time() - started,
         walks=params["walks"],
         mean_decay=means,
+        paper_means=paper,
+        external=ctx.state.get("external", {}),
     )
     ctx.finish(result=_summary(result, pages=ctx.state["next"], walks=params["walks"]))
     return True
@@ -259,22 +416,38 @@ def decay_step(ctx: JobContext) -> bool:
 
 
 def decay_report(job: AnalysisJob) -> dict:
-    """`{"method", "sigma", "fetches", "seconds", "pages": [...], "fix_first": [...]}` at the job's first σ."""
+    """`{"method", "sigma", "sigmas", "fetches", "seconds", "mean_decay", "paper_means", "external", "pages": [...],
+    "fix_first": [...]}`: each page's "decay" at the first σ and "decay_by_sigma" for every σ the job computed."""
     result = job.result or {}
-    sigma = job.parameters["sigmas"][0]
+    sigmas = job.parameters["sigmas"]
+    sigma = sigmas[0]
+    by_page: dict[int, dict[str, float]] = {}
+    for page_id, other, decay in DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay"):
+        by_page.setdefault(page_id, {})[str(other)] = decay
     scores = (
         DecayScore.objects.filter(job=job, sigma=sigma)
         .order_by("-decay", "page_id")
-        .values_list("page__url", "decay", "error_bound", "dead_link_fraction")
+        .values_list("page_id", "page__url", "decay", "error_bound", "dead_link_fraction")
     )
     return {
         "method": job.parameters["method"],
         "sigma": sigma,
+        "sigmas": sigmas,
+        "external_depth": job.parameters.get("external_depth", 0),
         "fetches": result.get("fetches", 0),
         "seconds": result.get("seconds", 0.0),
+        "mean_decay": result.get("mean_decay", {}),
+        "paper_means": result.get("paper_means", {}),
+        "external": result.get("external", {}),
         "pages": [
-            {"url": url, "decay": decay, "error_bound": bound, "dead_link_fraction": fraction}
-            for url, decay, bound, fraction in scores.iterator(chunk_size=5000)
+            {
+                "url": url,
+                "decay": decay,
+                "decay_by_sigma": by_page.get(page_id, {}),
+                "error_bound": bound,
+                "dead_link_fraction": fraction,
+            }
+            for page_id, url, decay, bound, fraction in scores.iterator(chunk_size=5000)
         ],
         "fix_first": [
             {"target": target, "gain": gain, "linked_from": linked_from}

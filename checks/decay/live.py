@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable
 
 from django.conf import settings
 
-from checks.decay.walks import DEAD, LIVE, OPEN, Node
+from checks.decay.walks import DEAD, LIVE, OPEN, Node, WalksStopped
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
 from sites.crawler.reading import shared_reader
 from sites.models import BROKEN_VERDICTS, Crawl
 from sites.services.soft404 import probes_load
+
+# Pages fetched at once between two looks at the clock.
+FETCH_BATCH = 64
 
 
 def node_of(outcome: PageOutcome, session: CrawlSession) -> Node:
@@ -43,8 +47,15 @@ class LiveGraph:
         pool: list[str] | None = None,
         max_fetches: int | None = None,
         crawl: Crawl | None = None,
+        fetch_outside: bool = True,
+        deadline: float | None = None,
     ) -> None:
         self.known = known or {}
+        # False when other sites' pages were read beforehand (checks/decay/external.py): what is not known of them
+        # stays open, as in the exact solve.
+        self.fetch_outside = fetch_outside
+        self.deadline = deadline  # time.monotonic(): past it a lookup stops between batches (WalksStopped)
+        self.batches = 0
         self._pool = pool
         self.session = CrawlSession(config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
         self.max_fetches = settings.WEBAUDIT_DECAY_MAX_FETCHES if max_fetches is None else max_fetches
@@ -69,12 +80,20 @@ class LiveGraph:
             node = self.known.get(key)
             if node is not None:
                 found[key] = node
-            elif not self.session.config.check_external and not self.session.scope.contains(str(key)):
-                found[key] = Node(OPEN)  # the crawl was told not to check outside its scope
+            elif (
+                not self.fetch_outside or not self.session.config.check_external
+            ) and not self.session.scope.contains(str(key)):
+                found[key] = Node(OPEN)  # not fetched outside the site (told so, or read beforehand)
             elif self.pages_fetched + len(wanted) < self.max_fetches:
                 wanted.append(str(key))
-        if wanted:
-            found.update(self._fetch(wanted))
+        # A batch is what the session's threads fetch at once, so the clock is looked at every round of fetches.
+        size = max(1, min(FETCH_BATCH, self.session.config.lane_concurrency * 2))
+        for start in range(0, len(wanted), size):
+            # At least one batch a step, so that a step always gets on.
+            if self.batches and self.deadline is not None and time.monotonic() >= self.deadline:
+                raise WalksStopped("the step's time is up")  # what was fetched is in self.fetched, kept
+            found.update(self._fetch(wanted[start : start + size]))
+            self.batches += 1
         return found
 
     def _fetch(self, urls: list[str]) -> dict[str, Node]:

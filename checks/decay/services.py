@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.conf import settings
 
-from checks.decay.graph import CrawlGraph, crawl_graph
+from checks.decay.external import Expansion, crawl_unreachable_hosts, expand
+from checks.decay.graph import CrawlGraph, crawl_graph, with_fetched
 from checks.decay.live import LiveGraph
 from checks.decay.solver import (
     DecaySolution,
@@ -21,7 +22,7 @@ from checks.decay.solver import (
     path_from,
     paths_to_death,
 )
-from checks.decay.walks import DEAD, LIVE, MappingGraph, Walker, WalkEstimate
+from checks.decay.walks import DEAD, LIVE, MappingGraph, Node, Walker, WalkEstimate
 from sites.crawler.config import CrawlConfig
 from sites.crawler.urls import normalize_url
 from sites.models import Crawl
@@ -41,6 +42,7 @@ class PageDecay:
     decay: dict[float, float]  # per σ
     error_bound: float
     dead_link_fraction: float | None
+    live: bool = True  # False for the crawl's dead pages (D = 1), which no mean includes
     path: list[str] = field(default_factory=list)  # an example path to a dead page
     dead_ends: list[tuple[str, float]] = field(
         default_factory=list
@@ -67,19 +69,26 @@ class DecayResult:
     walks: int = 0
     mean_decay: dict[float, float] = field(default_factory=dict)
     residual: float = 0.0  # equation (1) for the exact method
+    paper_means: dict = field(default_factory=dict)  # the paper's summary (paper_means below)
+    external: dict = field(default_factory=dict)  # what was fetched beyond the site (external.Expansion)
 
     def as_json(self) -> dict:
-        """The shape `manage.py decay --json` writes (pages at the first σ)."""
+        """The shape `manage.py decay --json` writes: "decay" at the first σ, "decay_by_sigma" every σ."""
         sigma = self.sigmas[0]
         return {
             "method": self.method,
             "sigma": sigma,
+            "sigmas": self.sigmas,
             "fetches": self.fetches,
             "seconds": round(self.seconds, 3),
+            "mean_decay": {str(s): value for s, value in self.mean_decay.items()},
+            "paper_means": self.paper_means,
+            "external": self.external,
             "pages": [
                 {
                     "url": page.url,
                     "decay": page.decay[sigma],
+                    "decay_by_sigma": {str(s): page.decay[s] for s in self.sigmas},
                     "error_bound": page.error_bound,
                     "dead_link_fraction": page.dead_link_fraction,
                 }
@@ -94,6 +103,30 @@ class DecayResult:
 
 def _fraction(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
+
+
+def site_means(rows, sigmas: list[float]) -> tuple[dict[float, float], dict]:
+    """Ours and the paper's summary from (live, decay by σ, F) per scored page.
+
+    Ours: the mean decay of the site's live pages (dead pages, D = 1 by definition, are left out, by both
+    methods). The paper's (§5, Figure 1): live pages with at least one outlink only, with their mean F.
+    """
+    live = [(decay, fraction) for is_live, decay, fraction in rows if is_live]
+    linked = [(decay, fraction) for decay, fraction in live if fraction is not None]
+    ours = {sigma: float(np.mean([d[sigma] for d, _ in live])) if live else 0.0 for sigma in sigmas}
+    paper = {
+        "label": "the paper's: live pages with at least one outlink",
+        "pages": len(linked),
+        "mean_decay": {
+            str(sigma): float(np.mean([d[sigma] for d, _ in linked])) if linked else None for sigma in sigmas
+        },
+        "mean_dead_link_fraction": float(np.mean([f for _, f in linked])) if linked else None,
+    }
+    return ours, paper
+
+
+def _means_of(pages: list[PageDecay], sigmas: list[float]) -> tuple[dict[float, float], dict]:
+    return site_means(((p.live, p.decay, p.dead_link_fraction) for p in pages), sigmas)
 
 
 def walked_pages(
@@ -113,6 +146,7 @@ def walked_pages(
             decay={sigma: estimate.decay(sigma) for sigma in sigmas},
             error_bound=estimate.error_bound,
             dead_link_fraction=_fraction(primary.dead_fraction[i]),
+            live=bool(graph.kinds[i] == Kind.LIVE),
             path=[str(url) for url in estimate.example_path],
             dead_ends=[(str(url), count / walks) for url, count in estimate.dead_ends.most_common(TOP_LINKS)],
         )
@@ -121,9 +155,11 @@ def walked_pages(
 
 
 def scored_nodes(graph: CrawlGraph) -> np.ndarray:
-    """The pages a run reports: live pages with known links, and the crawl's own dead pages (D = 1)."""
+    """The pages a run reports: the crawl's live pages with known links, and its own dead pages (D = 1); never
+    the other sites' pages read beyond it."""
     kinds = graph.kinds
-    return np.flatnonzero((kinds == Kind.LIVE) | ((kinds == Kind.DEAD) & graph.internal & graph.settled))
+    reported = (kinds == Kind.LIVE) | ((kinds == Kind.DEAD) & graph.internal & graph.settled)
+    return np.flatnonzero(reported & graph.internal & graph.has_page())
 
 
 def _require_live(graph: CrawlGraph, crawl: Crawl) -> None:
@@ -168,10 +204,43 @@ def _link_shares(graph: CrawlGraph, decay: np.ndarray, sigma: float) -> dict[int
     }
 
 
-def decay_exact(*, crawl: Crawl, sigmas: list[float]) -> DecayResult:
-    """Solve the crawl's chain for every σ; fix-first and the paths to death at the first σ."""
-    started = time.monotonic()
+def decay_graph_of(
+    crawl: Crawl,
+    *,
+    external_depth: int = 0,
+    max_fetches: int | None = None,
+    known: dict[str, Node] | None = None,
+) -> tuple[CrawlGraph, Expansion]:
+    """The crawl's graph with other sites' pages read to `external_depth` (0: the crawl alone, as it judged)."""
     graph = crawl_graph(crawl=crawl)
+    _require_live(graph, crawl)
+    if external_depth <= 0 and not known:
+        return graph, Expansion(done=True)
+    expansion = expand(
+        graph,
+        config=CrawlConfig.from_dict(crawl.settings),
+        depth=external_depth,
+        max_fetches=settings.WEBAUDIT_DECAY_MAX_FETCHES if max_fetches is None else max_fetches,
+        known=known,
+        unreachable=crawl_unreachable_hosts(crawl),
+    )
+    return with_fetched(graph, expansion.nodes), expansion
+
+
+def decay_exact(
+    *,
+    crawl: Crawl,
+    sigmas: list[float],
+    graph: CrawlGraph | None = None,
+    expansion: Expansion | None = None,
+    external_depth: int = 0,
+    max_fetches: int | None = None,
+) -> DecayResult:
+    """Solve the chain of the crawl (plus other sites' pages read to `external_depth`) for every σ; fix-first
+    and the paths to death at the first σ."""
+    started = time.monotonic()
+    if graph is None:
+        graph, expansion = decay_graph_of(crawl, external_depth=external_depth, max_fetches=max_fetches)
     _require_live(graph, crawl)
     decay_graph = graph.decay_graph
     solutions = [decay_solve(decay_graph, sigma=sigma) for sigma in sigmas]
@@ -185,20 +254,38 @@ def decay_exact(*, crawl: Crawl, sigmas: list[float]) -> DecayResult:
             decay={s.sigma: float(s.decay[i]) for s in solutions},
             error_bound=0.0,
             dead_link_fraction=_fraction(primary.dead_fraction[i]),
+            live=bool(graph.kinds[i] == Kind.LIVE),
             path=[graph.urls[j] for j in path_from(int(i), following)] if primary.decay[i] > 0 else [],
             dead_ends=shares.get(int(i), []),
         )
         for i in scored_nodes(graph)
     ]
+    ours, paper = _means_of(pages, sigmas)
     return DecayResult(
         method="exact",
         sigmas=sigmas,
         pages=pages,
         fix_first=fix_targets(graph, primary),
+        fetches=expansion.requests if expansion else 0,
         seconds=time.monotonic() - started,
-        mean_decay={s.sigma: s.mean_live for s in solutions},
+        mean_decay=ours,
         residual=max(equation_one_residual(decay_graph, s) for s in solutions),
+        paper_means=paper,
+        external=expansion.summary() if expansion else {},
     )
+
+
+def walk_source(crawl: Crawl, graph: CrawlGraph, *, live: bool, known: dict[str, Node] | None = None):
+    """The walker's graph: the (extended) crawl's nodes; with `live`, pages of the site the crawl did not reach
+    are fetched when a walk first gets there. Other sites' pages are never fetched here: what the run read of them
+    is in `graph` already, and what it did not read is open, for walks as for the exact solve."""
+    nodes = graph.walk_nodes()
+    nodes.update(known or {})
+    pool = [graph.urls[i] for i in graph.live_indices()]
+    if not live:
+        return MappingGraph(nodes, pool=pool)
+    config = CrawlConfig.from_dict(crawl.settings)
+    return LiveGraph(config=config, known=nodes, pool=pool, crawl=crawl, fetch_outside=False)
 
 
 def decay_walk(
@@ -211,18 +298,17 @@ def decay_walk(
     should_stop: Callable[[], bool] | None = None,
     on_progress: Callable[[int, int, int], None] | None = None,
     chunk: int = 50,
+    external_depth: int = 0,
+    max_fetches: int | None = None,
 ) -> DecayResult:
-    """W walks from every live page of the crawl; beyond it (`live`) they fetch on demand, else take D̄.
+    """W walks from every live page of the crawl over the graph the exact method solves (the crawl plus other
+    sites' pages read to `external_depth`); with `live`, pages of the site beyond the crawl are fetched on demand.
 
     Fix-first comes from the exact chain (it needs every page at once); the walks give each page's dead ends.
     """
     started = time.monotonic()
-    graph = crawl_graph(crawl=crawl)
-    _require_live(graph, crawl)
-    known = graph.walk_nodes()
-    pool = [graph.urls[i] for i in graph.live_indices()]
-    config = CrawlConfig.from_dict(crawl.settings)
-    source = LiveGraph(config=config, known=known, pool=pool, crawl=crawl) if live else MappingGraph(known)
+    graph, expansion = decay_graph_of(crawl, external_depth=external_depth, max_fetches=max_fetches)
+    source = walk_source(crawl, graph, live=live)
     walker = Walker(source, seed=seed)
     scored = scored_nodes(graph)
     starts = [graph.urls[i] for i in scored]
@@ -239,15 +325,18 @@ def decay_walk(
             source.close()
     primary = decay_solve(graph.decay_graph, sigma=sigmas[0])
     pages = walked_pages(graph, scored, estimates, sigmas=sigmas, walks=walks, primary=primary)
+    ours, paper = _means_of(pages, sigmas)
     return DecayResult(
         method="walk",
         sigmas=sigmas,
         pages=pages,
         fix_first=fix_targets(graph, primary),
-        fetches=getattr(source, "requests", 0),
+        fetches=getattr(source, "requests", 0) + expansion.requests,
         seconds=time.monotonic() - started,
         walks=walks,
-        mean_decay={sigma: float(np.mean([p.decay[sigma] for p in pages])) for sigma in sigmas},
+        mean_decay=ours,
+        paper_means=paper,
+        external=expansion.summary(),
     )
 
 
@@ -295,4 +384,5 @@ def decay_url(*, url: str, sigmas: list[float], walks: int, seed: int = 0) -> De
         seconds=time.monotonic() - started,
         walks=walks,
         mean_decay={sigma: page.decay[sigma] for sigma in sigmas},
+        paper_means=_means_of([page], sigmas)[1],
     )

@@ -9,17 +9,16 @@ pages, as equation (1) suggests; docs/decay.md says why.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
+from scipy.sparse.linalg import LinearOperator, bicgstab
 
 # Solved to this absolute error in every page's decay; a crawl of 500 pages needs ~200 matrix products.
 DEFAULT_TOLERANCE = 1e-10
-# The fix-first candidates recomputed exactly after the first-order ranking (the issue's number).
-EXACT_TOP = 20
 MAX_ITERATIONS = 100_000
 
 
@@ -62,12 +61,15 @@ class Chain:
     """The linear system over the live pages: x = r ∘ (L x + c·mean(x) + d), with r = (1 − σ) / (deg + σ).
 
     The self loop is eliminated algebraically: D = (1 − σ)(D + Σ M D) / (deg + 1) solves to the row above.
+    Written (I − B) x = g with B = diag(r)(L + c 1ᵀ/m) and g = r ∘ d; ‖B‖∞ ≤ 1 − σ, so ‖(I − B)⁻¹‖∞ ≤ 1/σ and
+    the same holds for the transpose in the L1 norm: that turns any residual into a bound on the error.
     """
 
     live: np.ndarray  # node index of each live page (row order)
     row_of: np.ndarray  # node -> row, -1 for non-live nodes
-    L: sp.csr_matrix  # live -> live link counts
-    to_dead: sp.csr_matrix  # live rows x all nodes: link counts to dead targets
+    L: sp.csr_matrix  # live -> live link counts (a repeated link is a repeated entry: SpMV sums them)
+    dead_rows: np.ndarray  # one entry per link to a dead target: its live row…
+    dead_targets: np.ndarray  # …and the dead node
     c: np.ndarray  # links to open targets, per live page
     d: np.ndarray  # links to dead targets, per live page
     degree: np.ndarray  # all outlinks (without the self loop)
@@ -85,21 +87,33 @@ class Chain:
             raise ValueError("links must start at LIVE nodes")
         target_kind = kinds[graph.targets]
         m = len(live)
-        ones = np.ones(len(rows))
         is_live, is_dead = target_kind == Kind.LIVE, target_kind == Kind.DEAD
+        live_rows = rows[is_live]
+        columns = row_of[graph.targets[is_live]]
+        if len(live_rows) > 1 and (np.diff(live_rows) < 0).any():
+            order = np.argsort(live_rows, kind="stable")
+            live_rows, columns = live_rows[order], columns[order]
+        # CSR built directly from rows in order: scipy's COO route sorts and merges every row, which cost 2.6 s of
+        # a 200,000-page graph's 4 s solve.
+        index_type = np.int32 if m < 2**31 and len(columns) < 2**31 else np.int64
+        indptr = np.zeros(m + 1, dtype=index_type)
+        np.cumsum(np.bincount(live_rows, minlength=m), out=indptr[1:])
         L = sp.csr_matrix(
-            (ones[is_live], (rows[is_live], row_of[graph.targets[is_live]])), shape=(m, m), dtype=np.float64
-        )
-        to_dead = sp.csr_matrix(
-            (ones[is_dead], (rows[is_dead], graph.targets[is_dead])), shape=(m, graph.n), dtype=np.float64
+            (np.ones(len(columns)), columns.astype(index_type), indptr), shape=(m, m), copy=False
         )
         c = np.bincount(rows[target_kind == Kind.OPEN], minlength=m).astype(np.float64)
-        d = np.bincount(rows[is_dead], minlength=m).astype(np.float64)
+        dead_rows = rows[is_dead]
+        d = np.bincount(dead_rows, minlength=m).astype(np.float64)
         degree = np.bincount(rows, minlength=m).astype(np.float64)
-        return cls(live, row_of, L, to_dead, c, d, degree)
+        return cls(live, row_of, L, dead_rows, graph.targets[is_dead], c, d, degree)
 
     def rate(self, sigma: float) -> np.ndarray:
         return (1.0 - sigma) / (self.degree + sigma)
+
+    def dead_column(self, target: int) -> np.ndarray:
+        """Links of each live page to the dead node `target`."""
+        rows = self.dead_rows[self.dead_targets == target]
+        return np.bincount(rows, minlength=len(self.live)).astype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -109,6 +123,7 @@ class DecaySolution:
     dead_fraction: np.ndarray  # per node: dead outlinks / outlinks for live pages with outlinks, else nan
     mean_live: float  # D̄
     iterations: int
+    chain: Chain | None = field(default=None, repr=False, compare=False)  # reused by fix-first and paths
 
 
 def _iterate(step, start: np.ndarray, sigma: float, tol: float, norm) -> tuple[np.ndarray, int]:
@@ -127,6 +142,35 @@ def _max_norm(v: np.ndarray) -> float:
     return float(np.abs(v).max()) if len(v) else 0.0
 
 
+def _l1_norm(v: np.ndarray) -> float:
+    return float(np.abs(v).sum())
+
+
+def _krylov_then_jacobi(apply_a, step, rhs, start, sigma: float, tol: float, norm) -> tuple[np.ndarray, int]:
+    """Solve (I − B) y = rhs: BiCGSTAB first (a handful of products where Jacobi needs ~log(tol)/log(1 − σ)),
+    accepted only when its residual proves the error below tol (error ≤ ‖residual‖ / σ in `norm`); otherwise
+    Jacobi, whose contraction always converges, goes on from the best point."""
+    m = len(rhs)
+    operator = LinearOperator((m, m), matvec=apply_a, dtype=np.float64)
+    count = [0]
+
+    def counted(_):
+        count[0] += 1
+
+    # Stopping at a residual that proves the error bound: ‖r‖₂ ≥ ‖r‖∞, and ‖r‖₁ ≤ √m ‖r‖₂.
+    target = sigma * tol / (np.sqrt(m) if norm is _l1_norm else 1.0)
+    try:
+        y, _ = bicgstab(operator, rhs, x0=start, rtol=0.0, atol=target, maxiter=200, callback=counted)
+    except (ArithmeticError, ValueError):  # a breakdown: Jacobi below
+        y = start
+    if not np.all(np.isfinite(y)):
+        y = start
+    if norm(apply_a(y) - rhs) / sigma <= tol:
+        return y, 2 * count[0] + 1
+    y, iterations = _iterate(step, y, sigma, tol, norm)
+    return y, 2 * count[0] + 1 + iterations
+
+
 def _solve_live(chain: Chain, sigma: float, c: np.ndarray, d: np.ndarray, tol: float, start=None):
     r = chain.rate(sigma)
     g = r * d
@@ -136,26 +180,32 @@ def _solve_live(chain: Chain, sigma: float, c: np.ndarray, d: np.ndarray, tol: f
     def step(x: np.ndarray) -> np.ndarray:
         return r * (L @ x + c * (x.sum() / m)) + g
 
-    return _iterate(step, g.copy() if start is None else start, sigma, tol, _max_norm)
+    def apply_a(x: np.ndarray) -> np.ndarray:
+        return x - r * (L @ x + c * (x.sum() / m))
+
+    return _krylov_then_jacobi(apply_a, step, g, g.copy() if start is None else start, sigma, tol, _max_norm)
 
 
-def decay_solve(graph: DecayGraph, *, sigma: float, tol: float = DEFAULT_TOLERANCE) -> DecaySolution:
+def decay_solve(
+    graph: DecayGraph, *, sigma: float, tol: float = DEFAULT_TOLERANCE, chain=None
+) -> DecaySolution:
     """Decay of every node for success probability σ in (0, 1), to `tol` in every page."""
     if not 0.0 < sigma < 1.0:
         raise ValueError("sigma must be in (0, 1)")
-    chain = Chain.of(graph)
+    chain = Chain.of(graph) if chain is None else chain
     return _solution(graph, chain, sigma, tol)
 
 
 def _solution(graph: DecayGraph, chain: Chain, sigma: float, tol: float) -> DecaySolution:
     x, iterations = _solve_live(chain, sigma, chain.c, chain.d, tol)
+    x = np.clip(x, 0.0, 1.0)  # a probability; the solve's last digits may step outside by ~tol
     mean = float(x.mean())
     decay = np.where(graph.kinds == Kind.DEAD, 1.0, mean)
     decay[chain.live] = x
     fraction = np.full(graph.n, np.nan)
     with np.errstate(invalid="ignore", divide="ignore"):
         fraction[chain.live] = np.where(chain.degree > 0, chain.d / chain.degree, np.nan)
-    return DecaySolution(sigma, decay, fraction, mean, iterations)
+    return DecaySolution(sigma, decay, fraction, mean, iterations, chain)
 
 
 def equation_one_residual(graph: DecayGraph, solution: DecaySolution) -> float:
@@ -181,49 +231,52 @@ def equation_one_residual(graph: DecayGraph, solution: DecaySolution) -> float:
 class FixGain:
     target: int  # node index of the dead target
     gain: float  # drop of Σ D over the live pages if the target were alive
-    exact: bool  # recomputed by a full solve (the top ones), else the first-order estimate
+    exact: bool  # the exact drop (Sherman–Morrison); kept for stored rankings, always True now
 
 
-def fix_first(
-    graph: DecayGraph,
-    solution: DecaySolution,
-    *,
-    exact_top: int = EXACT_TOP,
-    tol: float = DEFAULT_TOLERANCE,
-) -> list[FixGain]:
-    """Rank the dead targets of live pages by how much Σ D over live pages drops if each came alive.
-
-    A target brought alive takes D̄ like any page whose outlinks are unknown. One adjoint (transposed) solve gives
-    every target's first-order gain, (1 − D̄) Σ_i λ_i r_i M_it with (I − B)ᵀ λ = 1; the `exact_top` best are then
-    recomputed by solving the chain again with the target alive.
-    """
-    chain = Chain.of(graph)
-    sigma = solution.sigma
+def adjoint_solve(chain: Chain, sigma: float, tol: float = DEFAULT_TOLERANCE) -> np.ndarray:
+    """λ with (I − B)ᵀ λ = 1, B = diag(r)(L + c 1ᵀ/m): λ_p is how much Σ D over live pages moves per unit of
+    failure injected at p. Solved to a mean error of `tol` a page (the L1 norm, in which Bᵀ contracts)."""
     r = chain.rate(sigma)
     m = len(r)
-    L_t = chain.L.T.tocsr()
+    L_t = chain.L.T  # a CSC view: no copy of the largest array
     c = chain.c
+    ones = np.ones(m)
 
-    def adjoint_step(lam: np.ndarray) -> np.ndarray:
+    def step(lam: np.ndarray) -> np.ndarray:
         weighted = r * lam
         return 1.0 + L_t @ weighted + (c @ weighted) / m
 
-    lam, _ = _iterate(adjoint_step, np.ones(m), sigma, tol, lambda v: float(np.abs(v).sum()))
-    first_order = (1.0 - solution.mean_live) * (chain.to_dead.T @ (lam * r))
-    targets = np.flatnonzero(first_order > 0)
-    ranked = targets[np.argsort(-first_order[targets], kind="stable")]
+    def apply_a(lam: np.ndarray) -> np.ndarray:
+        weighted = r * lam
+        return lam - L_t @ weighted - (c @ weighted) / m
+
+    lam, _ = _krylov_then_jacobi(apply_a, step, ones, ones.copy(), sigma, tol * m, _l1_norm)
+    return lam
+
+
+def fix_first(graph: DecayGraph, solution: DecaySolution, *, tol: float = DEFAULT_TOLERANCE) -> list[FixGain]:
+    """Every dead target of a live page by how much Σ D over live pages drops if it came alive, exactly, from
+    one adjoint solve.
+
+    Bringing target t alive (it then takes D̄, like any page whose outlinks are unknown) moves its links from d
+    to c: the system (I − B) x = g becomes (I − B − u vᵀ) x' = g − u with u = r ∘ M_·t and v = 1/m, a rank-one
+    change. With λ = (I − B)⁻ᵀ 1, S = Σ x and a = λᵀu, Sherman–Morrison gives Σ x' = m (S − a) / (m − a), so
+    the gain is a (m − S) / (m − a) = (1 − D̄) a / (1 − a/m) for every t at once (docs/decay.md).
+    """
+    chain = solution.chain or Chain.of(graph)
+    sigma = solution.sigma
+    r = chain.rate(sigma)
+    m = len(r)
+    lam = adjoint_solve(chain, sigma, tol)
+    weighted = lam * r
+    # a_t = Σ_p λ_p r_p M_pt over the links to dead targets; zero for every other node.
+    a = np.bincount(chain.dead_targets, weights=weighted[chain.dead_rows], minlength=graph.n)
     total = float(solution.decay[chain.live].sum())
-    x_now = solution.decay[chain.live]
-    gains = []
-    for position, target in enumerate(ranked):
-        if position < exact_top:
-            column = np.asarray(chain.to_dead[:, target].todense()).ravel()
-            x, _ = _solve_live(chain, sigma, chain.c + column, chain.d - column, tol, start=x_now)
-            gains.append(FixGain(int(target), total - float(x.sum()), True))
-        else:
-            gains.append(FixGain(int(target), float(first_order[target]), False))
-    gains.sort(key=lambda gain: -gain.gain)
-    return gains
+    targets = np.flatnonzero(a > 0)
+    gains = a[targets] * (m - total) / (m - a[targets])
+    order = np.argsort(-gains, kind="stable")
+    return [FixGain(int(targets[i]), float(gains[i]), True) for i in order]
 
 
 def paths_to_death(graph: DecayGraph, solution: DecaySolution) -> np.ndarray:
@@ -233,7 +286,7 @@ def paths_to_death(graph: DecayGraph, solution: DecaySolution) -> np.ndarray:
     −log of these, found for all pages at once by one Dijkstra run from the dead pages over the reversed links.
     """
     kinds, n = graph.kinds, graph.n
-    chain = Chain.of(graph)
+    chain = solution.chain or Chain.of(graph)
     sigma = solution.sigma
     keep = kinds[graph.targets] != Kind.OPEN
     sources, targets = graph.sources[keep], graph.targets[keep]

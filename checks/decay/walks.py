@@ -160,17 +160,20 @@ class Walker:
 
 
 class WalksStopped(Exception):
-    """The caller asked the walks to stop (a cancelled job)."""
+    """The caller asked the walks to stop (a cancelled job, or a step whose time is up)."""
 
 
 class MappingGraph:
     """A graph held in memory: {key: Node}; keys missing from it are open."""
 
-    def __init__(self, nodes: dict[Hashable, Node]) -> None:
+    def __init__(self, nodes: dict[Hashable, Node], *, pool: list[Hashable] | None = None) -> None:
         self.nodes = nodes
+        self._pool = pool
 
     def lookup(self, keys: list[Hashable]) -> dict[Hashable, Node]:
         return {key: self.nodes[key] for key in keys if key in self.nodes}
 
     def restart_pool(self) -> list[Hashable]:
+        if self._pool is not None:
+            return self._pool
         return [key for key, node in self.nodes.items() if node.state == LIVE]

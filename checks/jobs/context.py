@@ -30,6 +30,7 @@ class JobContext:
         self.job = job
         self.token = token
         self.state: dict[str, Any] = job.state
+        self.budget_seconds = budget_seconds
         self.deadline = time.monotonic() + budget_seconds
         self.result: dict[str, Any] | None = None
         self._saved = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import uuid
 
 import pytest
 from django.core.management import call_command
@@ -21,6 +22,13 @@ from tests.sites.factories import make_crawl, make_link, make_page, make_user
 pytestmark = pytest.mark.django_db
 SIGMA = 0.1
 HTML = {"content_type": "text/html; charset=utf-8"}
+
+
+@pytest.fixture(autouse=True)
+def crawl_judgement_only(settings):
+    """These hand-built crawls link to other.example, which the sandbox cannot reach: decay takes the crawl's
+    judgement of other sites' pages (depth 0) unless a test says otherwise."""
+    settings.WEBAUDIT_DECAY_EXTERNAL_DEPTH = 0
 
 
 @pytest.fixture
@@ -57,7 +65,19 @@ def run_decay(*args: str) -> tuple[str, str]:
 def test_the_exact_command_writes_the_issues_json_with_closed_form_decays(site_crawl):
     out, err = run_decay(str(site_crawl.pk), "--json", "-", "--quiet")
     report = json.loads(out)
-    assert set(report) == {"method", "sigma", "fetches", "seconds", "pages", "fix_first"}
+    assert set(report) == {
+        "method",
+        "sigma",
+        "sigmas",
+        "external_depth",
+        "fetches",
+        "seconds",
+        "mean_decay",
+        "paper_means",
+        "external",
+        "pages",
+        "fix_first",
+    }
     assert (report["method"], report["sigma"], report["fetches"]) == ("exact", SIGMA, 0)
     pages = {page["url"]: page for page in report["pages"]}
     base = site_crawl.site.url
@@ -68,10 +88,16 @@ def test_the_exact_command_writes_the_issues_json_with_closed_form_decays(site_c
     assert pages[base + "gone.html"] == {
         "url": base + "gone.html",
         "decay": 1.0,
+        "decay_by_sigma": {"0.1": 1.0},
         "error_bound": 0.0,
         "dead_link_fraction": None,
     }
-    assert all(set(page) == {"url", "decay", "error_bound", "dead_link_fraction"} for page in report["pages"])
+    keys = {"url", "decay", "decay_by_sigma", "error_bound", "dead_link_fraction"}
+    assert all(set(page) == keys for page in report["pages"])
+    # Ours: the two live pages; the paper's: the live pages with at least one link (both here).
+    assert report["mean_decay"]["0.1"] == pytest.approx((d_home + d_a) / 2)
+    assert report["paper_means"]["pages"] == 2
+    assert report["paper_means"]["mean_dead_link_fraction"] == pytest.approx((1 / 3 + 1) / 2)
     [fix] = report["fix_first"]
     assert fix["target"] == base + "gone.html" and fix["gain"] > 0
     assert fix["linked_from"] == [base, base + "a.html"]
@@ -99,16 +125,28 @@ def test_several_sigmas_are_stored_and_the_first_is_reported(site_crawl):
     )
     job = AnalysisJob.objects.get(kind="decay")
     assert set(DecayScore.objects.filter(job=job).values_list("sigma", flat=True)) == {0.5, 0.1}
+    # Every σ computed is in the JSON, not only the first.
+    home = next(p for p in report["pages"] if p["url"] == site_crawl.site.url)
+    assert set(home["decay_by_sigma"]) == {"0.5", "0.1"}
+    assert home["decay_by_sigma"]["0.1"] == pytest.approx(expected_decays(0.1)[0])
+    assert set(report["mean_decay"]) == {"0.5", "0.1"}
 
 
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
         (["999999"], "no crawl"),
-        (["--sigma", "0"], "between 0 and 1"),
-        (["--sigma", "1.5"], "between 0 and 1"),
+        (["--sigma", "0"], "between 0.001 and 0.999"),
+        (["--sigma", "1.5"], "between 0.001 and 0.999"),
         (["--sigma", "abc"], "sigma"),
-        (["--walks", "0"], "at least 1"),
+        (["--sigma", ",".join(["0.1"] * 3 + [str(i / 100) for i in range(11, 20)])], "at most 8"),
+        (["--walks", "0"], "from 1 to 100,000"),
+        (["--walks", "99999999999999999999"], "from 1 to 100,000"),
+        (["--walks", "9" * 400], "from 1 to 100,000"),
+        (["--walks", "abc"], "from 1 to 100,000"),
+        (["--external-depth", "4"], "from 0 to 3"),
+        (["--external-depth", "-1"], "from 0 to 3"),
+        (["--max-fetches", "100001"], "from 0 to 100,000"),
         ([], "CRAWL_ID or --url"),
     ],
 )
@@ -154,6 +192,9 @@ def test_a_walk_job_works_in_chunks_one_per_step_and_stores_each_page_once(site_
     assert job.progress_done == job.progress_total == 3
     assert DecayScore.objects.filter(job=job).count() == 3
     assert DecayFix.objects.filter(job=job).count() == 1
+    # The mean leaves the dead page (D = 1) out, as the exact job's does.
+    live = DecayScore.objects.filter(job=job, page__verdict="ok").values_list("decay", flat=True)
+    assert job.result["mean_decay"]["0.1"] == pytest.approx(sum(live) / 2)
 
 
 def test_a_cancelled_walk_job_stops_between_chunks_and_keeps_what_it_saved(site_crawl, monkeypatch):
@@ -257,3 +298,115 @@ def test_the_admin_lists_a_jobs_scores_and_fixes_read_only(site_crawl, admin_cli
     detail = admin_client.get(reverse(f"admin:checks_{model}_change", args=[row.pk]))
     assert detail.status_code == 200
     assert not detail.context["has_change_permission"] and not detail.context["has_add_permission"]
+
+
+@pytest.mark.parametrize("bad", ["abc", "1.5", "-0.2", "nan"])
+def test_a_decay_filter_that_is_not_a_number_from_0_to_1_is_refused_with_a_message(site_crawl, client, bad):
+    job_run(job=job_start(kind="decay", crawl=site_crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    client.force_login(site_crawl.site.owner)
+    html = client.get(reverse("sites:crawl", args=[site_crawl.pk]), {"dmin": bad}).content.decode()
+    assert "must be a number from 0 to 1" in html and f"not “{bad}”" in html
+    assert 'aria-invalid="true"' in html
+    assert "3 pages." in html  # not applied: every scored page is listed
+    good = client.get(reverse("sites:crawl", args=[site_crawl.pk]), {"dmin": "0.9"}).content.decode()
+    assert "must be a number" not in good and "1 page." in good
+
+
+def test_the_fix_first_list_is_paged_and_the_papers_means_are_shown_beside_ours(client, settings):
+    crawl = make_crawl()
+    base = crawl.site.url
+    home = make_page(crawl, url=base, depth=0, **HTML)
+    for i in range(45):
+        make_link(home, make_page(crawl, url=f"{base}gone-{i}.html", status_code=404))
+    make_page(crawl, url=base + "leaf.pdf", content_type="application/pdf")
+    make_link(home, crawl.pages.get(url=base + "leaf.pdf"))
+    job = job_run(job=job_start(kind="decay", crawl=crawl, parameters={"sigmas": [0.1]}, enqueue=False))
+    assert DecayFix.objects.filter(job=job).count() == 45
+    client.force_login(crawl.site.owner)
+    url = reverse("sites:crawl", args=[crawl.pk])
+    first = client.get(url).content.decode()
+    assert "45 dead targets in all" in first and "Page 1 of 3" in first
+    assert first.count(f"{base}gone-") >= 20
+    third = client.get(url, {"fpage": 3}).content.decode()
+    assert "Page 3 of 3" in third
+    ranks = list(DecayFix.objects.filter(job=job).order_by("rank").values_list("target", flat=True))
+    assert ranks[-1] in third
+    # Ours averages both live pages (the PDF is a leaf, D = 0); the paper's only the one with links.
+    assert job.result["paper_means"]["pages"] == 1
+    home_decay = DecayScore.objects.get(job=job, page=home).decay
+    assert job.result["mean_decay"]["0.1"] == pytest.approx(home_decay / 2)
+    assert job.result["paper_means"]["mean_decay"]["0.1"] == pytest.approx(home_decay)
+    assert "As the paper reports them" in first
+
+
+@pytest.mark.parametrize("method", ["exact", "walk"])
+def test_a_step_redone_after_its_commit_rewrites_its_rows_without_a_unique_failure(site_crawl, method):
+    from checks.jobs.context import JobContext
+
+    job = job_run(
+        job=job_start(
+            kind="decay",
+            crawl=site_crawl,
+            parameters={"method": method, "walks": 50, "sigmas": [0.1]},
+            enqueue=False,
+        )
+    )
+    assert job.status == AnalysisJob.Status.FINISHED
+    before = sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay"))
+    # A worker that died after committing its rows, before the job was marked finished: the step runs again.
+    token = uuid.uuid4()
+    AnalysisJob.objects.filter(pk=job.pk).update(status=AnalysisJob.Status.RUNNING, step_token=token)
+    job.refresh_from_db()
+    if method == "walk":
+        job.state["next"] = 0  # its last chunk too
+    ctx = JobContext(job, token=token, budget_seconds=30)
+    assert decay_job_module.decay_step(ctx)
+    assert sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay")) == before
+    assert DecayFix.objects.filter(job=job).count() == 1
+
+
+def test_a_walk_step_fetching_a_slow_site_returns_within_about_its_budget_and_the_job_still_finishes(
+    httpserver, crawl_site
+):
+    import time as clock
+
+    from werkzeug.wrappers import Response
+
+    httpserver.no_handler_status_code = 404
+    pages = [f"/p{i}.html" for i in range(40)]
+
+    def slow(request):
+        clock.sleep(0.25)
+        links = "".join(f'<a href="{p}">{p}</a> ' for p in pages[::3])
+        return Response(
+            f"<html><body><p>Slow page with words.</p>{links}</body></html>", content_type="text/html"
+        )
+
+    httpserver.expect_request("/").respond_with_data(
+        "<html><body>" + "".join(f'<a href="{p}">{p}</a> ' for p in pages) + "</body></html>",
+        content_type="text/html",
+    )
+    for page in pages:
+        httpserver.expect_request(page).respond_with_handler(slow)
+    crawl = crawl_site(
+        httpserver.url_for("/"), max_pages=1, concurrency=2
+    )  # the rest is fetched by the walks
+    job = job_start(
+        kind="decay",
+        crawl=crawl,
+        parameters={"method": "walk", "walks": 300, "sigmas": [0.1], "external_depth": 0},
+        enqueue=False,
+    )
+    budget, longest, steps = 1.0, 0.0, 0
+    while True:
+        started = clock.monotonic()
+        more = job_step(job_id=job.pk, budget_seconds=budget)
+        longest = max(longest, clock.monotonic() - started)
+        steps += 1
+        if not more or steps > 200:
+            break
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FINISHED, job.error
+    assert steps >= 2  # 40 slow pages at 0.25 s, two at a time, do not fit in one second
+    # Budget, at most half a budget (or 0.5 s) more, one batch of fetches: twice the budget plus a batch's slack.
+    assert longest < 2 * budget + 1.5, longest

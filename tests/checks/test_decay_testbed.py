@@ -113,8 +113,20 @@ def test_the_command_scores_one_url_live_and_refuses_one_it_cannot_fetch(testbed
         stderr=err,
     )
     report = json.loads(target.read_text())
-    assert set(report) == {"method", "sigma", "fetches", "seconds", "pages", "fix_first"}
+    assert set(report) == {
+        "method",
+        "sigma",
+        "sigmas",
+        "fetches",
+        "seconds",
+        "mean_decay",
+        "paper_means",
+        "external",
+        "pages",
+        "fix_first",
+    }
     [page] = report["pages"]
+    assert set(page["decay_by_sigma"]) == {"0.1"} and report["paper_means"]["pages"] == 1
     assert report["method"] == "walk" and page["url"] == testbed["honest"] + "tutorial/index.html"
     assert page["error_bound"] > 0 and report["fetches"] > 0
     assert "walks" in err.getvalue()

@@ -88,3 +88,42 @@ def test_the_walker_refuses_bad_parameters():
         walker.estimate([0], sigmas=[0.1], walks=0)
     with pytest.raises(ValueError):
         walker.estimate([0], sigmas=[1.0], walks=10)
+
+
+def spread_out_graph(seed: int, n: int = 120) -> DecayGraph:
+    """Pages whose decay spans most of [0, 1]: some link only to dead pages, some only to live leaves, the rest to a
+    random mix, with open targets among them (so the restart rule counts too)."""
+    rng = np.random.default_rng(seed)
+    kinds = np.full(n, Kind.LIVE, dtype=np.int8)
+    kinds[: n // 6] = Kind.DEAD
+    kinds[n // 6 : n // 6 + 6] = Kind.OPEN
+    leaves = np.arange(n // 6 + 6, n // 6 + 16)  # live pages without links: D = 0
+    pairs = []
+    for page in range(n // 6 + 16, n):
+        bias = rng.random()  # how much of this page's neighbourhood is dead
+        for _ in range(rng.integers(1, 8)):
+            if rng.random() < bias:
+                pairs.append((page, int(rng.integers(0, n // 6))))
+            elif rng.random() < 0.5:
+                pairs.append((page, int(rng.choice(leaves))))
+            else:
+                pairs.append((page, int(rng.integers(n // 6, n))))
+    array = np.array(pairs, dtype=np.int64)
+    return DecayGraph(kinds, array[:, 0], array[:, 1])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_walks_track_spread_out_decay_where_any_constant_answer_would_fail(seed):
+    graph = spread_out_graph(seed)
+    exact = decay_solve(graph, sigma=0.1).decay
+    starts = [int(i) for i in np.flatnonzero(graph.kinds == Kind.LIVE)]
+    values = exact[starts]
+    estimates = Walker(MappingGraph(as_nodes(graph)), seed=seed).estimate(starts, sigmas=[0.1], walks=300)
+    bound = estimates[0].error_bound
+    # The test can tell a walker from a constant: no single answer is within the bound of even half the pages.
+    assert values.max() - values.min() > 0.6
+    for constant in np.linspace(0, 1, 101):
+        assert np.mean(np.abs(values - constant) <= bound) < 0.5
+    # …and the walker is within its 95% bound on ~95% of them: ≥ 90% over ~100 pages (2.3 standard deviations).
+    within = [abs(e.decay(0.1) - exact[e.start]) <= e.error_bound for e in estimates]
+    assert np.mean(within) >= 0.90

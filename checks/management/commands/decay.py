@@ -1,4 +1,5 @@
-"""`manage.py decay CRAWL_ID [--method exact|walk] [--sigma 0.1] [--walks 300] [--json FILE|-]`, or `--url URL`."""
+"""`manage.py decay CRAWL_ID [--method exact|walk] [--sigma 0.1] [--walks 300] [--external-depth 1]
+[--max-fetches 5000] [--json FILE|-]`, or `--url URL`."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import CommandParser
 
-from checks.decay.job import parse_sigmas
+from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT
+from checks.decay.job import MAX_WALKS, bounded_int, parse_sigmas
 from checks.decay.services import DecayInputError, decay_url
 from checks.jobs import JobInputError, job_start
 from checks.jobs.cli import (
@@ -37,7 +39,23 @@ class Command(JobCommand):
             help="success probability σ in (0, 1), or several comma-separated (the first is reported); "
             f"default {settings.WEBAUDIT_DECAY_SIGMAS[0]}",
         )
-        parser.add_argument("--walks", type=int, default=settings.WEBAUDIT_DECAY_WALKS, help="walks per page")
+        parser.add_argument(
+            "--walks",
+            default=settings.WEBAUDIT_DECAY_WALKS,
+            help=f"walks per page, 1 to {MAX_WALKS:,} (default {settings.WEBAUDIT_DECAY_WALKS})",
+        )
+        parser.add_argument(
+            "--external-depth",
+            default=settings.WEBAUDIT_DECAY_EXTERNAL_DEPTH,
+            help=f"links followed onto other sites' pages, 0 to {MAX_EXTERNAL_DEPTH} (default "
+            f"{settings.WEBAUDIT_DECAY_EXTERNAL_DEPTH}: the pages the site links to are read and their links checked)",
+        )
+        parser.add_argument(
+            "--max-fetches",
+            default=settings.WEBAUDIT_DECAY_MAX_FETCHES,
+            help=f"pages this run may fetch beyond the crawl, 0 to {MAX_FETCHES_LIMIT:,} "
+            f"(default {settings.WEBAUDIT_DECAY_MAX_FETCHES})",
+        )
 
     def _sigmas(self, options: dict[str, Any]) -> list[float]:
         raw = options["sigma"] if options["sigma"] is not None else settings.WEBAUDIT_DECAY_SIGMAS[0]
@@ -47,8 +65,17 @@ class Command(JobCommand):
             raise bad_input(str(exc)) from None
 
     def _check(self, options: dict[str, Any]) -> None:
-        if options["walks"] < 1:
-            raise bad_input("--walks must be at least 1")
+        # Every number is bounded before anything runs: a message and exit status 2 (docs/decay.md).
+        try:
+            options["walks"] = bounded_int("--walks", options["walks"], 1, MAX_WALKS)
+            options["external_depth"] = bounded_int(
+                "--external-depth", options["external_depth"], 0, MAX_EXTERNAL_DEPTH
+            )
+            options["max_fetches"] = bounded_int(
+                "--max-fetches", options["max_fetches"], 0, MAX_FETCHES_LIMIT
+            )
+        except JobInputError as exc:
+            raise bad_input(str(exc)) from None
         if bool(options["url"]) == bool(options["crawl_id"]):
             raise bad_input("give either a CRAWL_ID or --url URL")
 
@@ -61,6 +88,8 @@ class Command(JobCommand):
                 "method": options["method"],
                 "sigmas": self._sigmas(options),
                 "walks": options["walks"],
+                "external_depth": options["external_depth"],
+                "max_fetches": options["max_fetches"],
             },
             enqueue=False,
         )
