@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 from django.conf import settings
 
-from sites.crawler.urls import compile_patterns, normalize_url
+from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.models import Site
 from sites.services.dashboard import SCOPES, STATUS_CLASSES, VERDICTS, PageFilter
 
-PATTERN_HELP = "Regular expressions, one a line, matched anywhere in the URL."
+PATTERN_HELP = (
+    "Regular expressions (RE2 syntax: no back references or look-around), one a line, at most 500 characters "
+    "each, matched anywhere in the URL."
+)
 
 
 class SiteForm(forms.ModelForm):
@@ -75,9 +76,9 @@ class SiteForm(forms.ModelForm):
         text = self.cleaned_data[name]
         try:
             compile_patterns(text)
-        except re.error as exc:  # compile_patterns names the line: "line 2 ('[a'): unterminated ..."
+        except PatternError as exc:  # compile_patterns names the line: "line 2 ('[a'): ... missing ]"
             raise forms.ValidationError(
-                f"Not a valid regular expression on {exc}", code="bad_pattern"
+                f"Not a usable regular expression on {exc}", code="bad_pattern"
             ) from None
         return text.strip()
 

@@ -22,7 +22,7 @@ from sites.crawler.extractors import extractors_for
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
-from sites.crawler.urls import compile_patterns, normalize_url
+from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
 from sites.services.leases import (
@@ -80,7 +80,7 @@ def crawl_config_for(
     for field_name in ("include_patterns", "exclude_patterns"):
         try:
             compile_patterns(getattr(site, field_name))
-        except Exception as exc:  # re.error
+        except PatternError as exc:
             raise CrawlError(f"{field_name.replace('_', ' ')}: {exc}") from None
     site_values = {
         "max_pages": site.max_pages,
