@@ -324,6 +324,9 @@ class RobotsFile(models.Model):
     text = models.TextField(  # noqa: DJ001
         null=True, blank=True, help_text="Empty: allow all. Null: unreachable, so disallow all."
     )
+    # Why a null text: the fetch failed (timeout, reset...), which pages kept out report instead of a refusal.
+    error_kind = models.CharField(max_length=32, blank=True)
+    error = models.TextField(blank=True)
     fetched_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

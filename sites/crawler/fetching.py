@@ -30,6 +30,10 @@ class FetchJob:
     attempts: int = 0
 
 
+# robots.txt as a crawl keeps it: its text (None: nothing allowed) and, when a failure made it None, why.
+RobotsAnswer = tuple[str | None, tuple[str, str] | None]
+
+
 @dataclass
 class PageOutcome:
     job: FetchJob
@@ -37,6 +41,8 @@ class PageOutcome:
     parsed: ParsedPage | None = None
     encoding: str = ""
     blocked_by_robots: bool = False
+    # Kept out because robots.txt could not be fetched (RFC 9309): (error kind, message); None for a refusal.
+    robots_failure: tuple[str, str] | None = None
     retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
     noindex: bool = False
     nofollow: bool = False
@@ -81,16 +87,18 @@ class CrawlSession:
     def origins_missing_robots(self, urls: list[str]) -> list[str]:
         return self.polite.origins_missing_robots(urls)
 
-    def learn_robots(self, known: dict[str, str | None]) -> None:
-        for site_origin, text in known.items():
-            self.polite.learn_robots(site_origin, text)
+    def learn_robots(self, known: dict[str, RobotsAnswer]) -> None:
+        for site_origin, (text, failure) in known.items():
+            self.polite.learn_robots(site_origin, text, failure)
 
-    def fetch_robots(self, origins: list[str]) -> dict[str, str | None]:
-        """Fetch robots.txt of each origin (politely); return the texts to keep (None = disallow all)."""
+    def fetch_robots(self, origins: list[str]) -> dict[str, RobotsAnswer]:
+        """Fetch robots.txt of each origin (politely); return the texts to keep (None = disallow all), each
+        with the failure that made it None, if one did (a timeout: (kind, message))."""
 
-        def one(site_origin: str) -> tuple[str, str | None]:
+        def one(site_origin: str) -> tuple[str, RobotsAnswer]:
             self.polite.fetch_robots(site_origin)
-            return site_origin, self.polite.rules[site_origin].text
+            text = self.polite.rules[site_origin].text
+            return site_origin, (text, self.polite.robots_failures.get(site_origin))
 
         return dict(self.pool.map(one, origins))
 
@@ -107,6 +115,7 @@ class CrawlSession:
         outcome = PageOutcome(job)
         if not self.polite.allowed(job.url):
             outcome.blocked_by_robots = True
+            outcome.robots_failure = self.polite.robots_failure(job.url)
             return outcome
         result = outcome.result = self.polite.fetch(job.url)
         outcome.retry_in = self.polite.backoff(job.url, result, job.attempts)

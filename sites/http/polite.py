@@ -37,6 +37,15 @@ def robots_text_of(result: FetchResult) -> str | None:
     return parse_robots(result)
 
 
+def robots_failure_of(result: FetchResult) -> tuple[str, str] | None:
+    """(error kind, message) when a robots.txt fetch failed on the way (timeout, reset...), else None.
+
+    A 5xx or 429 answer is the server's word and stays a robots.txt matter; a failure is not."""
+    if not result.error_kind or result.status is not None and result.error_kind == "too_large":
+        return None
+    return result.error_kind, f"robots.txt could not be fetched ({result.error}); not fetched (RFC 9309)"
+
+
 class PoliteFetcher:
     """Fetch (GET) and post (JSON) under one FetchSettings, politely; safe to share between threads."""
 
@@ -52,6 +61,9 @@ class PoliteFetcher:
         self.fetcher = Fetcher(settings.policy(max_bytes=max_bytes, pool_size=pool_size))
         self.throttle = HostThrottle(settings.concurrency, settings.delay, space_from_end=space_from_end)
         self.rules: dict[str, RobotsRules] = {}
+        # Origins whose robots.txt could not be fetched (timeout, reset...): (error kind, message). RFC 9309 keeps
+        # their pages unfetched, and that is reported as the failure it is, not as a robots.txt refusal.
+        self.robots_failures: dict[str, tuple[str, str]] = {}
         self._rules_lock = threading.Lock()
 
     def __enter__(self) -> PoliteFetcher:
@@ -72,15 +84,24 @@ class PoliteFetcher:
             return []
         return sorted({origin(url) for url in urls} - set(self.rules))
 
-    def learn_robots(self, site_origin: str, text: str | None) -> None:
+    def learn_robots(self, site_origin: str, text: str | None, failure: tuple[str, str] | None = None) -> None:
+        """Obey `text` for `site_origin` (None: nothing allowed); `failure` says why it could not be fetched."""
         with self._rules_lock:
             self.rules[site_origin] = RobotsRules(text, self.settings.user_agent)
+            if text is None and failure is not None:
+                self.robots_failures[site_origin] = failure
+            else:
+                self.robots_failures.pop(site_origin, None)
 
     def fetch_robots(self, site_origin: str) -> FetchResult:
         """Fetch robots.txt of `site_origin` (politely) and obey what it says; return the fetch."""
         result = self._fetch_in_slot(robots_url(site_origin + "/"), 0.0, max_bytes=ROBOTS_FETCH_BYTES)
-        self.learn_robots(site_origin, robots_text_of(result))
+        self.learn_robots(site_origin, robots_text_of(result), robots_failure_of(result))
         return result
+
+    def robots_failure(self, url: str) -> tuple[str, str] | None:
+        """(error kind, message) when `url` is kept out because its robots.txt could not be fetched."""
+        return self.robots_failures.get(origin(url))
 
     def robots_for(self, url: str) -> RobotsRules | None:
         return self.rules.get(origin(url))

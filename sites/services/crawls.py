@@ -260,14 +260,28 @@ def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:
     missing = session.origins_missing_robots(urls)
     if not missing:
         return 0
-    stored = dict(RobotsFile.objects.filter(crawl=crawl, origin__in=missing).values_list("origin", "text"))
+    stored = {
+        site_origin: (text, (error_kind, error) if error_kind else None)
+        for site_origin, text, error_kind, error in RobotsFile.objects.filter(
+            crawl=crawl, origin__in=missing
+        ).values_list("origin", "text", "error_kind", "error")
+    }
     session.learn_robots(stored)
     to_fetch = [site_origin for site_origin in missing if site_origin not in stored]
     if not to_fetch:
         return 0
-    texts = session.fetch_robots(to_fetch)
+    answers = session.fetch_robots(to_fetch)
     RobotsFile.objects.bulk_create(
-        [RobotsFile(crawl=crawl, origin=site_origin, text=text) for site_origin, text in texts.items()],
+        [
+            RobotsFile(
+                crawl=crawl,
+                origin=site_origin,
+                text=text,
+                error_kind=failure[0][:32] if failure else "",
+                error=failure[1][:1000] if failure else "",
+            )
+            for site_origin, (text, failure) in answers.items()
+        ],
         ignore_conflicts=True,
     )
     return len(to_fetch)

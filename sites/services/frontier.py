@@ -148,6 +148,9 @@ RETRY_FIELDS = ["state", "attempts", "claim_token", "claimed_at", "not_before", 
 
 
 def _page_fields(outcome: PageOutcome, now) -> dict:
+    if outcome.robots_failure is not None:
+        error_kind, message = outcome.robots_failure
+        return {"error_kind": error_kind, "fetch_error": message, "fetched_at": now}
     if outcome.blocked_by_robots or outcome.result is None:
         return {
             "error_kind": "robots",
