@@ -84,7 +84,9 @@ class PoliteFetcher:
             return []
         return sorted({origin(url) for url in urls} - set(self.rules))
 
-    def learn_robots(self, site_origin: str, text: str | None, failure: tuple[str, str] | None = None) -> None:
+    def learn_robots(
+        self, site_origin: str, text: str | None, failure: tuple[str, str] | None = None
+    ) -> None:
         """Obey `text` for `site_origin` (None: nothing allowed); `failure` says why it could not be fetched."""
         with self._rules_lock:
             self.rules[site_origin] = RobotsRules(text, self.settings.user_agent)

@@ -24,8 +24,9 @@ def _raw_lookup(request: Request) -> Response:
     raw = request.query_string.decode("latin-1")
     value = raw[2:] if raw.startswith("p=") else ""
     if value in DOCS:
-        body = html(DOCS[value], extra="") .replace(
-            "</body>", f"<p>{DOCS[value]}: " + "the documentation of this part, in full. " * 30 + "</p></body>"
+        body = html(DOCS[value], extra="").replace(
+            "</body>",
+            f"<p>{DOCS[value]}: " + "the documentation of this part, in full. " * 30 + "</p></body>",
         )
         return Response(body, content_type="text/html")
     return Response(NOT_FOUND, content_type="text/html")  # a soft 404: "not found" with 200
@@ -91,7 +92,9 @@ def test_a_catastrophic_exclude_pattern_ends_the_crawl_and_runs_outside_any_tran
     httpserver, crawl_site, monkeypatch
 ):
     hostile = "/" + "a" * 40 + "!"
-    root = serve_site(httpserver, {"/": html("Home", hostile, "/b"), "/b": html("B", "/"), hostile: html("A")})
+    root = serve_site(
+        httpserver, {"/": html("Home", hostile, "/b"), "/b": html("B", "/"), hostile: html("A")}
+    )
     depths: list[int] = []
     baseline = len(connection.atomic_blocks)
     contains = CrawlScope.contains
