@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 
 from sites.crawler.urls import PatternError, compile_patterns, normalize_url
+from sites.http.urls import url_problem
 from sites.models import Site
 from sites.services.dashboard import SCOPES, STATUS_CLASSES, VERDICTS, PageFilter
 
@@ -70,6 +71,9 @@ class SiteForm(forms.ModelForm):
                 "Enter an http:// or https:// URL with a host name, such as https://example.com/.",
                 code="invalid_url",
             )
+        problem = url_problem(normalized)  # a host no DNS name can be: "a..b", a label over 63 characters
+        if problem:
+            raise forms.ValidationError(f"This URL cannot be fetched: {problem}.", code="invalid_url")
         return normalized
 
     def _clean_patterns(self, name: str) -> str:
