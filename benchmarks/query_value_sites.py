@@ -22,7 +22,6 @@ from __future__ import annotations
 import random
 import string
 import threading
-from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -130,6 +129,10 @@ class QueryValueSites:
     def truth(self, n: int, seed: int = 1) -> list[dict]:
         """Per site, `n` real documents and `n` missing ones: {url, site, kind: page|missing, verdict}."""
         rng = random.Random(seed)
+
+        def word() -> str:
+            return "".join(rng.choice(string.ascii_lowercase) for _ in range(9))
+
         documents = sorted(
             str(path.relative_to(TREE))[: -len(".html")]
             for path in TREE.rglob("*.html")
@@ -147,9 +150,6 @@ class QueryValueSites:
                 urls.append({"url": url(write_value(document, kind)), "site": kind, "verdict": "ok"})
             real = [d for d in documents if "/" in d]
             for index in range(n):
-                word: Callable[[], str] = lambda: "".join(
-                    rng.choice(string.ascii_lowercase) for _ in range(9)
-                )  # noqa: E731
                 if index % 4 == 0:
                     value = other_value(rng.choice(real), kind)
                 elif index % 4 == 1:
