@@ -1,6 +1,10 @@
 """Soft-404 detection on the test bed truth: probe only, classifier only, combined, and the 2017 soft404 package.
 
     .venv/bin/python benchmarks/soft404.py --n 200 --repeat 5
+    .venv/bin/python benchmarks/soft404.py --n 200 --only-query-sites   # the lookup-by-path sites alone
+
+Besides the test bed, three sites that look documents up by a query value holding a path (`/doc?p=ref/models`,
+`%2F`-encoded, `%20` for spaces), each read as its server reads it (benchmarks/query_value_sites.py, issue 18).
 
 Verdicts come from checks.checking.urls_check, the code behind `check_url` and the crawl (one probe per
 directory, the model in force, WEBAUDIT_SOFT404_THRESHOLD); parked pages count as soft-404. Timings run on the
@@ -512,6 +516,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="a Python 3.6 venv with the soft404 package; without one that part is skipped with a note",
     )
     parser.add_argument("--skip-crawls", action="store_true", help="leave out the full crawls")
+    parser.add_argument(
+        "--only-query-sites",
+        action="store_true",
+        help="measure only the lookup-by-path sites (no test bed, timing or peer)",
+    )
     parser.add_argument("--testbed", type=Path, default=TESTBED, help="the folder holding truth.py")
     parser.add_argument("--json", metavar="FILE", help="also write every figure here")
     args = parser.parse_args(argv)
@@ -525,6 +534,16 @@ def _judge_goal(value: float | None, op: str, goal: float) -> str:
         return "not run"
     met = {">=": value >= goal, "<=": value <= goal, "<": value < goal}[op]
     return "met" if met else "NOT met"
+
+
+def print_site_goals(table: dict) -> None:
+    print("\nGoals on the lookup-by-path sites (issue 18)")
+    for (detector, site), score in table.items():
+        if detector == "combined":
+            for name, value in (("precision", score.precision), ("recall", score.recall)):
+                goal = 0.99 if name == "precision" else 0.98
+                label = f"site {site}: {name}"
+                print(f"  {label:36} {_fmt(value):>7} >= {goal}: {_judge_goal(value, '>=', goal)}")
 
 
 def print_goals(table: dict, timing: dict, crawls: dict | None) -> None:
@@ -579,7 +598,31 @@ def run_timing(bodies: dict[str, Body], repeat: int, report: dict) -> dict[str, 
     return ours
 
 
+def run_query_value_sites(args: argparse.Namespace, report: dict) -> dict:
+    """Soft-404 scores on the lookup-by-path sites (query_value_sites.py), checked as check_url checks."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from query_value_sites import QueryValueSites, quote_check
+
+    quote_check()
+    with QueryValueSites() as sites:
+        urls = [{**u, "port": u["site"]} for u in sites.truth(args.n)]
+        judged = judge_truth(urls, args.concurrency)
+    table = scores(judged, lambda j: j.predicted)
+    print_scores(f"Soft-404 class on the lookup-by-path sites ({len(urls)} URLs)", table)
+    print_misclassified(judged)
+    report["query_value_sites"] = {
+        "scores": table_json(table),
+        "misclassified": [asdict(j) for j in judged if j.predicted["combined"] != (j.truth in POSITIVE)],
+    }
+    return table
+
+
 def run(args: argparse.Namespace, report: dict) -> None:
+    if args.only_query_sites:
+        print(f"lookup-by-path sites; load {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+        table = run_query_value_sites(args, report)
+        print_site_goals(table)
+        return
     truth = load_truth(args)
     urls = [u for u in truth["urls"] if u["port"] in PORTS]
     report.update(truth={"seed": truth["seed"], "n": truth["n"], "urls": len(urls)}, model=model_identity())
@@ -605,12 +648,13 @@ def run(args: argparse.Namespace, report: dict) -> None:
         report["crawls"] = [crawl_site(port, args.concurrency) for port in PORTS]
         report["crawl_total"] = print_crawls(report["crawls"])
     print_goals(table, report["timing_total"], report.get("crawl_total"))
+    print_site_goals(run_query_value_sites(args, report))
     print(f"load {os.getloadavg()[0]:.1f} at the end")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    problem = testbed_problem()
+    problem = None if args.only_query_sites else testbed_problem()
     if problem:
         print(f"benchmarks/soft404.py: {problem}", file=sys.stderr)
         return 2

@@ -35,6 +35,9 @@ class UrlCheck:
 
 
 def _as_check(url: str, outcome: PageOutcome, now) -> UrlCheck:
+    if outcome.robots_failure is not None:
+        error_kind, message = outcome.robots_failure
+        return UrlCheck(url, "", f"not checked: {error_kind}", error=message)
     if outcome.blocked_by_robots or outcome.result is None:
         return UrlCheck(url, "", "not checked: disallowed by robots.txt")
     result, judgement = outcome.result, outcome.judgement

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 from django.conf import settings
 
-from sites.crawler.urls import compile_patterns, normalize_url
+from sites.crawler.urls import PatternError, compile_patterns, normalize_url
+from sites.http.urls import url_problem
 from sites.models import Site
 from sites.services.dashboard import SCOPES, STATUS_CLASSES, VERDICTS, PageFilter
 
-PATTERN_HELP = "Regular expressions, one a line, matched anywhere in the URL."
+PATTERN_HELP = (
+    "Regular expressions (RE2 syntax: no back references or look-around), one a line, at most 500 characters "
+    "each, matched anywhere in the URL."
+)
 
 
 class SiteForm(forms.ModelForm):
@@ -74,15 +76,18 @@ class SiteForm(forms.ModelForm):
                 "Enter an http:// or https:// URL with a host name, such as https://example.com/.",
                 code="invalid_url",
             )
+        problem = url_problem(normalized)  # a host no DNS name can be: "a..b", a label over 63 characters
+        if problem:
+            raise forms.ValidationError(f"This URL cannot be fetched: {problem}.", code="invalid_url")
         return normalized
 
     def _clean_patterns(self, name: str) -> str:
         text = self.cleaned_data[name]
         try:
             compile_patterns(text)
-        except re.error as exc:  # compile_patterns names the line: "line 2 ('[a'): unterminated ..."
+        except PatternError as exc:  # compile_patterns names the line: "line 2 ('[a'): ... missing ]"
             raise forms.ValidationError(
-                f"Not a valid regular expression on {exc}", code="bad_pattern"
+                f"Not a usable regular expression on {exc}", code="bad_pattern"
             ) from None
         return text.strip()
 

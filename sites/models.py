@@ -4,15 +4,25 @@ from __future__ import annotations
 
 import hashlib
 import zlib
+from functools import lru_cache
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from sites.crawler.urls import canonical_url
+
 
 def url_key(url: str) -> str:
-    """Fixed-size key of a normalized URL: URLs can be longer than any index allows."""
+    """Fixed-size key of a URL string: URLs can be longer than any index allows."""
     return hashlib.sha1(url.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@lru_cache(maxsize=100_000)
+def page_key(url: str) -> str:
+    """The key of a crawl's page: its URL's canonical form, so one page is one row however links write it
+    (`?a=1&b=2` and `?b=2&a=1`); the row keeps the URL as first linked, which is what is fetched and shown."""
+    return url_key(canonical_url(url))
 
 
 class SiteQuerySet(models.QuerySet):
@@ -190,8 +200,12 @@ class Page(models.Model):
     # No index of its own: the (crawl, url_key) constraint's index serves every lookup by crawl, and one index
     # fewer is maintained for every URL admitted (docs/benchmarks.md, "Generated sites").
     crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="pages", db_index=False)
-    url = models.TextField()
-    url_key = models.CharField(max_length=40, editable=False)
+    url = models.TextField(help_text="The URL as first linked (resolved): what is fetched and shown.")
+    url_key = models.CharField(
+        max_length=40,
+        editable=False,
+        help_text="sha1 of the URL's canonical form (page_key): one row a page.",
+    )
     depth = models.PositiveIntegerField(default=0)
     is_internal = models.BooleanField(
         default=True, help_text="In the crawl's scope (crawled) or outside (only checked)."
@@ -360,6 +374,9 @@ class RobotsFile(models.Model):
     text = models.TextField(  # noqa: DJ001
         null=True, blank=True, help_text="Empty: allow all. Null: unreachable, so disallow all."
     )
+    # Why a null text: the fetch failed (timeout, reset...), which pages kept out report instead of a refusal.
+    error_kind = models.CharField(max_length=32, blank=True)
+    error = models.TextField(blank=True)
     fetched_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -404,7 +421,7 @@ class UrlHealth(models.Model):
     """Transient failures (timeouts, resets, 5xx) of one URL across checks: dead only after repeated strikes."""
 
     url = models.TextField()
-    url_key = models.CharField(max_length=40, unique=True)
+    url_key = models.CharField(max_length=40, unique=True, help_text="page_key(url): one row a page.")
     strikes = models.PositiveSmallIntegerField(default=0)
     failing_since = models.DateTimeField()
     last_strike_at = models.DateTimeField()

@@ -10,7 +10,7 @@ from checks.decay.solver import DecayGraph, Kind
 from checks.decay.walks import DEAD, LIVE, OPEN, Node
 from sites.crawler.urls import CrawlScope
 from sites.http import is_html_type
-from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, Verdict
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, Verdict, page_key
 
 
 @dataclass
@@ -124,9 +124,10 @@ def crawl_graph(*, crawl: Crawl) -> CrawlGraph:
         if target_id is not None:
             target = row_of[target_id]
         else:
-            target = by_url.get(target_url)
+            key = page_key(target_url)  # the two spellings of one URL (`?a=1&b=2`, `?b=2&a=1`) are one node
+            target = by_url.get(key)
             if target is None:
-                target = by_url[target_url] = len(urls)
+                target = by_url[key] = len(urls)
                 urls.append(target_url)
                 page_ids.append(None)
                 kinds.append(Kind.OPEN)

@@ -11,7 +11,7 @@ from checks.jobs import JobError, JobInputError
 from checks.structure import similarity as S
 from checks.structure.extract import DomSequence, ExtractFormatError, decode
 from sites.crawler.urls import normalize_url
-from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, page_key
 from sites.patterns import compile_user_pattern
 from sites.services.extracts import page_extracts, page_extracts_backfill
 
@@ -34,7 +34,7 @@ def crawl_page_by_url(*, crawl: Crawl, url: str) -> Page | None:
     normalized = normalize_url(url.strip(), crawl.site.url)
     if normalized:
         candidates.add(normalized)
-    page = Page.objects.filter(crawl=crawl, url_key__in=[url_key(u) for u in candidates]).first()
+    page = Page.objects.filter(crawl=crawl, url_key__in=[page_key(u) for u in candidates]).first()
     if page is None:
         page = Page.objects.filter(crawl=crawl, final_url__in=candidates).first()
     return page

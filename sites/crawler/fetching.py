@@ -34,6 +34,10 @@ class FetchJob:
     attempts: int = 0
 
 
+# robots.txt as a crawl keeps it: its text (None: nothing allowed) and, when a failure made it None, why.
+RobotsAnswer = tuple[str | None, tuple[str, str] | None]
+
+
 @dataclass
 class PageOutcome:
     job: FetchJob
@@ -41,6 +45,8 @@ class PageOutcome:
     parsed: ParsedPage | None = None
     encoding: str = ""
     blocked_by_robots: bool = False
+    # Kept out because robots.txt could not be fetched (RFC 9309): (error kind, message); None for a refusal.
+    robots_failure: tuple[str, str] | None = None
     retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
     noindex: bool = False
     nofollow: bool = False
@@ -95,23 +101,26 @@ class CrawlSession:
     def origins_missing_robots(self, urls: list[str]) -> list[str]:
         return self.polite.origins_missing_robots(urls)
 
-    def learn_robots(self, known: dict[str, str | None]) -> None:
-        for site_origin, text in known.items():
-            self.polite.learn_robots(site_origin, text)
+    def learn_robots(self, known: dict[str, RobotsAnswer]) -> None:
+        for site_origin, (text, failure) in known.items():
+            self.polite.learn_robots(site_origin, text, failure)
 
-    def fetch_robots(self, origins: list[str]) -> dict[str, str | None]:
+    def fetch_robots(self, origins: list[str]) -> dict[str, RobotsAnswer]:
         """Fetch robots.txt of each origin (politely, all hosts at once); return the texts to keep (None =
-        disallow all)."""
+        disallow all), each with the failure that made it None, if one did (a timeout: (kind, message))."""
         for ready in [self.polite.robots_ready(site_origin) for site_origin in origins]:
             ready.result()
         fetched = self.polite.take_fetched_robots()
         return {
-            site_origin: fetched.get(site_origin, self.polite.rules[site_origin].text)
+            site_origin: fetched.get(
+                site_origin,
+                (self.polite.rules[site_origin].text, self.polite.robots_failures.get(site_origin)),
+            )
             for site_origin in origins
         }
 
-    def take_fetched_robots(self) -> dict[str, str | None]:
-        """The robots.txt texts the page chains fetched since the last call (to store them and count them)."""
+    def take_fetched_robots(self) -> dict[str, RobotsAnswer]:
+        """The robots.txt answers the page chains fetched since the last call (to store them and count them)."""
         return self.polite.take_fetched_robots()
 
     # pages --------------------------------------------------------------------------------------------------
@@ -132,7 +141,9 @@ class CrawlSession:
 
     def _fetch_page(self, job: FetchJob, done: Future[PageOutcome]) -> None:
         if not self.polite.allowed(job.url):
-            done.set_result(PageOutcome(job, blocked_by_robots=True))
+            done.set_result(
+                PageOutcome(job, blocked_by_robots=True, robots_failure=self.polite.robots_failure(job.url))
+            )
             return
         self.polite.submit(job.url).add_done_callback(
             _step(done, lambda f: self._fetched(job, f.result(), done))

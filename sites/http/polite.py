@@ -46,6 +46,15 @@ def robots_text_of(result: FetchResult) -> str | None:
     return parse_robots(result)
 
 
+def robots_failure_of(result: FetchResult) -> tuple[str, str] | None:
+    """(error kind, message) when a robots.txt fetch failed on the way (timeout, reset...), else None.
+
+    A 5xx or 429 answer is the server's word and stays a robots.txt matter; a failure is not."""
+    if not result.error_kind or result.status is not None and result.error_kind == "too_large":
+        return None
+    return result.error_kind, f"robots.txt could not be fetched ({result.error}); not fetched (RFC 9309)"
+
+
 class PoliteFetcher:
     """Fetch (GET) and post (JSON) under one FetchSettings, politely; safe to share between threads."""
 
@@ -71,9 +80,13 @@ class PoliteFetcher:
             else None
         )
         self.rules: dict[str, RobotsRules] = {}
+        # Origins whose robots.txt could not be fetched (timeout, reset...): (error kind, message). RFC 9309 keeps
+        # their pages unfetched, and that is reported as the failure it is, not as a robots.txt refusal.
+        self.robots_failures: dict[str, tuple[str, str]] = {}
         self._rules_lock = threading.Lock()
         self._robots_pending: dict[str, Future[None]] = {}
-        self._robots_fetched: dict[str, str | None] = {}  # fetched by robots_ready, not yet taken
+        # Fetched by robots_ready, not yet taken: (text, failure).
+        self._robots_fetched: dict[str, tuple[str | None, tuple[str, str] | None]] = {}
 
     def __enter__(self) -> PoliteFetcher:
         return self
@@ -95,14 +108,21 @@ class PoliteFetcher:
             return []
         return sorted({origin(url) for url in urls} - set(self.rules))
 
-    def learn_robots(self, site_origin: str, text: str | None) -> None:
+    def learn_robots(
+        self, site_origin: str, text: str | None, failure: tuple[str, str] | None = None
+    ) -> None:
+        """Obey `text` for `site_origin` (None: nothing allowed); `failure` says why it could not be fetched."""
         with self._rules_lock:
             self.rules[site_origin] = RobotsRules(text, self.settings.user_agent)
+            if text is None and failure is not None:
+                self.robots_failures[site_origin] = failure
+            else:
+                self.robots_failures.pop(site_origin, None)
 
     def fetch_robots(self, site_origin: str) -> FetchResult:
         """Fetch robots.txt of `site_origin` (politely) and obey what it says; return the fetch."""
         result = self._fetch_in_slot(robots_url(site_origin + "/"), 0.0, max_bytes=ROBOTS_FETCH_BYTES)
-        self.learn_robots(site_origin, robots_text_of(result))
+        self.learn_robots(site_origin, robots_text_of(result), robots_failure_of(result))
         return result
 
     def robots_ready(self, site_origin: str) -> Future[None]:
@@ -120,10 +140,11 @@ class PoliteFetcher:
 
         def learned(fetched: Future[FetchResult]) -> None:
             try:
-                text = robots_text_of(fetched.result())
+                result = fetched.result()
+                text, failure = robots_text_of(result), robots_failure_of(result)
+                self.learn_robots(site_origin, text, failure)
                 with self._rules_lock:
-                    self.rules[site_origin] = RobotsRules(text, self.settings.user_agent)
-                    self._robots_fetched[site_origin] = text
+                    self._robots_fetched[site_origin] = (text, failure)
                     del self._robots_pending[site_origin]
                 ready.set_result(None)
             except BaseException as exc:  # the callers waiting fail with it; the next one asks again
@@ -136,11 +157,16 @@ class PoliteFetcher:
         ).add_done_callback(learned)
         return ready
 
-    def take_fetched_robots(self) -> dict[str, str | None]:
-        """The robots.txt texts robots_ready fetched since the last call (for the caller to store and count)."""
+    def take_fetched_robots(self) -> dict[str, tuple[str | None, tuple[str, str] | None]]:
+        """The robots.txt texts robots_ready fetched since the last call, each with the failure that made it
+        None if one did (for the caller to store and count)."""
         with self._rules_lock:
             fetched, self._robots_fetched = self._robots_fetched, {}
         return fetched
+
+    def robots_failure(self, url: str) -> tuple[str, str] | None:
+        """(error kind, message) when `url` is kept out because its robots.txt could not be fetched."""
+        return self.robots_failures.get(origin(url))
 
     def robots_for(self, url: str) -> RobotsRules | None:
         return self.rules.get(origin(url))

@@ -23,6 +23,25 @@ def url_problem(url: str) -> str | None:
         return "whitespace or control character in host"
     if port == 0:
         return "port 0"
+    return _host_problem(host)
+
+
+def _host_problem(host: str) -> str | None:
+    """Why `host` cannot be a DNS name (RFC 1035: labels of 1-63 octets, 253 in all), or None. IP literals pass."""
+    if ":" in host or host.replace(".", "").isdigit():
+        return None  # IPv6 or IPv4 (the address guard and the connection judge them)
+    name = host[:-1] if host.endswith(".") else host  # a trailing dot is the root: "example.com."
+    try:
+        ascii_name = name.encode("idna").decode("ascii") if not name.isascii() else name
+    except UnicodeError:
+        ascii_name = name
+    if len(ascii_name) > 253:
+        return f"host name longer than 253 characters ({len(ascii_name)})"
+    for label in ascii_name.split("."):
+        if not label:
+            return f"empty label in host name {host[:80]!r}"
+        if len(label) > 63:
+            return f"host name label longer than 63 characters ({len(label)})"
     return None
 
 

@@ -24,7 +24,7 @@ from sites.crawler.extractors import extractors_for
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, completed, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
-from sites.crawler.urls import compile_patterns, normalize_url
+from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.external_cache import external_cache_lookup
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
@@ -89,7 +89,7 @@ def crawl_config_for(
     for field_name in ("include_patterns", "exclude_patterns"):
         try:
             compile_patterns(getattr(site, field_name))
-        except Exception as exc:  # re.error
+        except PatternError as exc:
             raise CrawlError(f"{field_name.replace('_', ' ')}: {exc}") from None
     site_values = {
         "max_pages": site.max_pages,
@@ -310,20 +310,34 @@ def _learn_stored_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -
     """Give the session the robots.txt of `urls`' origins that another step or worker of the crawl stored; the
     others are fetched by the first page of each origin that needs them."""
     missing = session.origins_missing_robots(urls)
-    if missing:
-        session.learn_robots(
-            dict(RobotsFile.objects.filter(crawl=crawl, origin__in=missing).values_list("origin", "text"))
-        )
+    if not missing:
+        return
+    stored = {
+        site_origin: (text, (error_kind, error) if error_kind else None)
+        for site_origin, text, error_kind, error in RobotsFile.objects.filter(
+            crawl=crawl, origin__in=missing
+        ).values_list("origin", "text", "error_kind", "error")
+    }
+    session.learn_robots(stored)
 
 
 def _store_fetched_robots(crawl: Crawl, session: CrawlSession) -> int:
-    """Store the robots.txt texts the session fetched since the last batch; return how many (requests made)."""
-    texts = session.take_fetched_robots()
+    """Store the robots.txt answers the session fetched since the last batch; return how many (requests made)."""
+    answers = session.take_fetched_robots()
     RobotsFile.objects.bulk_create(
-        [RobotsFile(crawl=crawl, origin=site_origin, text=text) for site_origin, text in texts.items()],
+        [
+            RobotsFile(
+                crawl=crawl,
+                origin=site_origin,
+                text=text,
+                error_kind=failure[0][:32] if failure else "",
+                error=failure[1][:1000] if failure else "",
+            )
+            for site_origin, (text, failure) in answers.items()
+        ],
         ignore_conflicts=True,
     )
-    return len(texts)
+    return len(answers)
 
 
 def _heartbeat(crawl: Crawl) -> None:

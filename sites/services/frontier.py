@@ -22,7 +22,7 @@ from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome
 from sites.crawler.parse import ParsedPage
 from sites.crawler.urls import CrawlScope
-from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, page_key
 from sites.services.external_cache import external_cache_store
 from sites.services.soft404 import probes_save, url_health_clear, url_health_record
 
@@ -54,7 +54,7 @@ class RecordStats:
 
 def frontier_seed(*, crawl: Crawl, url: str) -> Page:
     page, _ = Page.objects.get_or_create(
-        crawl=crawl, url_key=url_key(url), defaults={"url": url, "depth": 0, "is_internal": True}
+        crawl=crawl, url_key=page_key(url), defaults={"url": url, "depth": 0, "is_internal": True}
     )
     return page
 
@@ -161,6 +161,9 @@ def _page_fields(outcome: PageOutcome, now) -> dict:
             "fetched_at": now,
             "verdict_cached_at": outcome.cached.checked_at,
         }
+    if outcome.robots_failure is not None:
+        error_kind, message = outcome.robots_failure
+        return {"error_kind": error_kind, "fetch_error": message, "fetched_at": now}
     if outcome.blocked_by_robots or outcome.result is None:
         return {
             "error_kind": "robots",
@@ -235,6 +238,9 @@ def frontier_record(
     done: list[tuple[int, dict]] = []
     retried: list[Page] = []
     checked_external: list[tuple[str, str, dict]] = []  # (url_key, url, fields) to keep for later crawls
+    # User patterns and URL keys are worked out before the transaction: nothing a user typed runs while the
+    # database's write lock is held (docs/crawling.md, "Scope").
+    judged = _judge_links(scope, outcomes)
     with transaction.atomic():
         held = Page.objects.filter(pk__in=list(by_id), claim_token__in=tokens, state=Page.State.CLAIMED)
         if connection.features.has_select_for_update:
@@ -280,7 +286,7 @@ def frontier_record(
             urls=[o.job.url for o in outcomes if o.judgement and not o.judgement.verdict.transient]
         )
         external_cache_store(owner_id=crawl.site.owner_id, checked=checked_external, now=now)
-        stats.links, stats.admitted = _admit_and_link(crawl, scope, config, discovered)
+        stats.links, stats.admitted = _admit_and_link(crawl, judged, config, discovered)
         stats.requests += extra_requests
         _count_progress(crawl, stats)
     return stats
@@ -340,24 +346,43 @@ def _existing_ids(crawl: Crawl, keys: list[str]) -> dict[str, int]:
     return found
 
 
+@dataclass
+class JudgedLinks:
+    """What a batch's distinct link URLs are: their page keys, whether on the site, whether in the scope."""
+
+    keys: dict[str, str]
+    same_site: dict[str, bool]
+    in_scope: dict[str, bool]
+
+
+def _judge_links(scope: CrawlScope, outcomes: list[PageOutcome]) -> JudgedLinks:
+    # Pages of one site repeat the same navigation links: judge each distinct URL once.
+    distinct = {
+        link.url for outcome in outcomes if outcome.parsed is not None for link in outcome.parsed.links
+    }
+    same_site = {url: scope.same_site(url) for url in distinct}
+    return JudgedLinks(
+        keys={url: page_key(url) for url in distinct},
+        same_site=same_site,
+        in_scope={url: same_site[url] and scope.contains(url) for url in distinct},
+    )
+
+
 def _admit_and_link(
-    crawl: Crawl, scope: CrawlScope, config: CrawlConfig, discovered: list[tuple[Page, ParsedPage, bool]]
+    crawl: Crawl, judged: JudgedLinks, config: CrawlConfig, discovered: list[tuple[Page, ParsedPage, bool]]
 ) -> tuple[int, int]:
     """Create frontier rows for new URLs within the limits, then one Link row per link found; return the links
     written and the URLs admitted."""
     if not discovered:
         return 0, 0
-    # Pages of one site repeat the same navigation links: judge each distinct URL once.
-    distinct = {link.url for _, parsed, _ in discovered for link in parsed.links}
-    keys = {url: url_key(url) for url in distinct}
-    same_site = {url: scope.same_site(url) for url in distinct}
+    keys, same_site, in_scope = judged.keys, judged.same_site, judged.in_scope
     wanted: dict[str, tuple[str, int, bool]] = {}  # key -> (url, depth, internal)
     for source, parsed, follow in discovered:
         for link in parsed.links:
             key = keys[link.url]
             if key in wanted:
                 continue
-            if same_site[link.url] and scope.contains(link.url):
+            if in_scope[link.url]:
                 if follow and source.depth + 1 <= config.max_depth:
                     wanted[key] = (link.url, source.depth + 1, True)
             elif config.check_external and not same_site[link.url]:
@@ -369,7 +394,7 @@ def _admit_and_link(
     if connection.features.has_select_for_update:
         counted = counted.select_for_update()
     internal_admitted, external_admitted = counted.values_list("internal_admitted", "external_admitted").get()
-    all_keys = set(keys.values())
+    all_keys = {keys[link.url] for _, parsed, _ in discovered for link in parsed.links}
     known = _existing_ids(crawl, sorted(all_keys))
     fresh = [(key, value) for key, value in wanted.items() if key not in known]
     admitted: list[Page] = []

@@ -10,7 +10,7 @@ from django.db import transaction
 
 from sites.crawler.soft404.probing import ProbeAnswer
 from sites.crawler.soft404.verdict import PageVerdict, VerdictResult
-from sites.models import Crawl, DirectoryProbe, UrlHealth, url_key
+from sites.models import Crawl, DirectoryProbe, UrlHealth, page_key, url_key
 
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ def url_health_record(*, url: str, verdict: VerdictResult, now: datetime) -> Hea
     spacing = timedelta(seconds=settings.WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS)
     with transaction.atomic():
         health, created = UrlHealth.objects.select_for_update().get_or_create(
-            url_key=url_key(url),
+            url_key=page_key(url),
             defaults={
                 "url": url,
                 "strikes": 1,
@@ -50,7 +50,7 @@ def url_health_record(*, url: str, verdict: VerdictResult, now: datetime) -> Hea
 
 def url_health_clear(*, urls: list[str]) -> None:
     """Forget the strikes of URLs that answered (or failed for good) this time."""
-    keys = [url_key(url) for url in urls]
+    keys = [page_key(url) for url in urls]
     for start in range(0, len(keys), 900):
         UrlHealth.objects.filter(url_key__in=keys[start : start + 900]).delete()
 

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from sites.crawler.soft404.verdict import fetch_verdict
-from sites.models import Crawl, Link, Page, Site, url_key
+from sites.models import Crawl, Link, Page, Site, page_key
 
 _numbers = itertools.count(1)
 
@@ -62,7 +62,7 @@ def make_page(crawl: Crawl, url: str | None = None, status_code: int | None = 20
         decided = fetch_verdict(status=status_code, error_kind=fields.get("error_kind", ""))
         fields["verdict"] = decided.verdict if decided else "ok"
         fields.setdefault("verdict_reason", decided.reason if decided else "alive")
-    return Page.objects.create(crawl=crawl, url=url, url_key=url_key(url), status_code=status_code, **fields)
+    return Page.objects.create(crawl=crawl, url=url, url_key=page_key(url), status_code=status_code, **fields)
 
 
 def make_link(source: Page, target: Page | None = None, target_url: str | None = None, **fields) -> Link:

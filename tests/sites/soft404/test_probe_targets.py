@@ -122,3 +122,20 @@ def test_a_path_with_ever_new_parameter_names_falls_back_to_its_directory_probe(
 )
 def test_a_query_on_a_static_file_gets_the_directory_probe(url):
     assert probe_target(url).kind == DIRECTORY
+
+
+@pytest.mark.parametrize(
+    ("page_url", "expected"),
+    [
+        (
+            "http://h/doc?view=a%2Fb&p=ref/models/x&lang=en+gb",
+            r"http://h/doc\?view=a%2Fb&p=[a-z]{25}&lang=en\+gb",
+        ),
+        ("http://h/doc?z=1&p=ref%2Fmodels&a=x%20y", r"http://h/doc\?z=[a-z]{25}&p=[a-z]{25}&a=[a-z]{25}"),
+        ("http://h/s?page=2&q=caf%C3%A9&sort=a%2Cb", r"http://h/s\?page=2&q=[a-z]{25}&sort=a%2Cb"),
+    ],
+)
+def test_a_query_probe_keeps_the_other_parameters_in_the_order_and_encoding_of_the_page(page_url, expected):
+    # The page is fetched as linked; its probe must differ from it in the looked-up values only.
+    probe = probe_target(page_url).url(random.Random(7))
+    assert re.fullmatch(expected, probe), probe
