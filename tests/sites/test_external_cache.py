@@ -135,13 +135,16 @@ def test_the_progress_says_how_many_external_targets_are_left_and_at_what_rate(s
         external_done=120,
         external_cached=40,
     )
+    began = timezone.now()
     Crawl.objects.filter(pk=crawl.pk).update(
-        started_at=timezone.now() - timedelta(seconds=60),
-        external_started_at=timezone.now() - timedelta(seconds=40),
+        started_at=began - timedelta(seconds=60),
+        external_started_at=began - timedelta(seconds=40),
     )
     html_text = signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])).content.decode()
     shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html_text))
-    assert "External targets120 checked (40 from cache), 180 left at 3.0 a second" in shown
+    assert re.search(r"External targets120 checked \(40 from cache\), 180 left at (3\.0|2\.\d) a second", shown)
     summary = signed_in.get(reverse("sites:crawl_progress_json", args=[crawl.pk])).json()
     assert summary["external"]["left"] == 180 and summary["external"]["from_cache"] == 40
-    assert 2.8 <= summary["external"]["per_second"] <= 3.0
+    # 120 targets in 40 s and however long the two requests above took (seconds on a loaded machine).
+    elapsed = (timezone.now() - began).total_seconds()
+    assert 120 / (40 + elapsed) - 0.01 <= summary["external"]["per_second"] <= 3.0
