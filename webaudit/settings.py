@@ -202,8 +202,10 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # short kombu's closing of the other channels: the task channel, holding a running task's unacknowledged
 # message, is then closed after the connection was detached and the worker exits with "AttributeError:
 # 'NoneType' object has no attribute 'hostname'" (docs/operations.md, "Why the worker exited on a Redis
-# restart"; benchmarks/redis_restart.py). Gossip's channel does the same: workers run --without-gossip.
+# restart"; benchmarks/redis_restart.py). Gossip's and mingle's channels do the same: the worker's consumer
+# leaves those two steps out (webaudit/worker.py), so a worker started without --without-gossip lives too.
 CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
+CELERY_WORKER_CONSUMER = "webaudit.worker:Consumer"
 CELERY_TASK_IGNORE_RESULT = True  # job state lives in our models
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True

@@ -15,8 +15,9 @@ def celery_worker_command(
 ) -> list[str]:
     """The Celery worker of the embedded setup: both queues, and (-B) the beat that resumes stalled crawls.
 
-    Without gossip and mingle (worker-to-worker events nothing here uses): on Redis, gossip's channel on the
-    worker's broker connection made the worker exit when Redis restarted (docs/operations.md)."""
+    As Celery's documentation starts a worker: gossip and mingle (worker-to-worker events nothing here uses,
+    whose channels made the worker exit when Redis restarted, docs/operations.md) are left out by the app's
+    own consumer (webaudit/worker.py), not by command-line flags."""
     return [
         sys.executable,
         "-m",
@@ -31,8 +32,6 @@ def celery_worker_command(
         str(concurrency),
         "--loglevel",
         loglevel,
-        "--without-gossip",
-        "--without-mingle",
         *extra,
     ]
 
