@@ -15,6 +15,7 @@ from checks.jobs.context import JobInputError
 from checks.jobs.services import job_cancel, job_enqueue, job_follow, job_report_json, job_run
 from checks.models import AnalysisJob
 from sites.models import Crawl
+from sites.stop_signals import signals_interrupt, stop_signals_ignore, stopped_by
 
 BAD_INPUT = 2  # exit status for input the command cannot work with; 1 is for a job that ran and failed
 
@@ -126,15 +127,19 @@ class JobCommand(BaseCommand):
             raise bad_input(str(exc)) from None
         progress = JobProgress(not options["quiet"], self.progress_unit)
         try:
-            if options["worker"]:
-                job_enqueue(job=job)
-                job = job_follow(job=job, on_progress=progress.update)
-            else:
-                job = job_run(job=job, on_progress=progress.update)
-        except KeyboardInterrupt:
+            # SIGTERM (`timeout`, systemd) and SIGHUP (a closed terminal) stop the job as Ctrl-C does: a job
+            # left running would be finished later by a worker, with nobody to read its report.
+            with signals_interrupt():
+                if options["worker"]:
+                    job_enqueue(job=job)
+                    job = job_follow(job=job, on_progress=progress.update)
+                else:
+                    job = job_run(job=job, on_progress=progress.update)
+        except KeyboardInterrupt as exc:
+            stop_signals_ignore()
             job_cancel(job=job)
             progress.close()
-            raise CommandError(f"{job} cancelled") from None
+            raise CommandError(f"{stopped_by(exc)}: {job} cancelled") from None
         progress.close()
         if destination is not None and job.status == AnalysisJob.Status.FINISHED:
             text = job_report_json(job=job)

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -23,27 +20,7 @@ from sites.services.crawls import (
 from sites.services.leases import crawl_stalled_of
 from sites.services.reports import LINK_CHOICES, crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
-
-# What `timeout`, systemd and container runtimes send (SIGTERM), and a closed terminal (SIGHUP), stop an audit
-# as Ctrl-C does: the crawl is cancelled and the partial report written.
-STOP_SIGNALS = tuple(sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None)
-
-
-class Stopped(KeyboardInterrupt):
-    """A stop signal, delivered as Ctrl-C's KeyboardInterrupt so that every path handles both alike."""
-
-
-@contextmanager
-def signals_interrupt() -> Iterator[None]:
-    def interrupt(signum, frame):
-        raise Stopped(signal.Signals(signum).name)
-
-    previous = {sig: signal.signal(sig, interrupt) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+from sites.stop_signals import signals_interrupt, stop_signals_ignore, stopped_by
 
 
 class Progress:
@@ -162,11 +139,9 @@ class Command(BaseCommand):
             )
         except KeyboardInterrupt as exc:
             # Ignore a second signal while the crawl is cancelled and its report written.
-            for sig in STOP_SIGNALS:
-                signal.signal(sig, signal.SIG_IGN)
+            stop_signals_ignore()
             crawl_cancel(crawl=crawl)
-            cause = f"Stopped by {exc}" if isinstance(exc, Stopped) else "Interrupted"
-            self.stderr.write(f"{cause}: crawl cancelled; writing what was found.")
+            self.stderr.write(f"{stopped_by(exc)}: crawl cancelled; writing what was found.")
             return crawl
         finally:
             progress.close()
