@@ -69,13 +69,22 @@ def test_audit_of_an_unreachable_site_fails_with_the_reason_and_still_writes_the
     [
         (["not a url"], "not an http"),
         (["ftp://example.com/"], "not an http"),
-        (["http://example.com/", "--max-pages", "0"], "--max-pages must be at least 1"),
-        (["http://example.com/", "--delay", "-1"], "--delay must be 0 or more"),
+        (["http://example.com/", "--max-pages", "0"], "--max-pages: must be between 1 and 10,000,000"),
+        (["http://example.com/", "--delay", "-1"], "--delay: must be between 0 and 60"),
+        (["http://example.com/", "--delay", "nan"], "--delay: must be a finite number"),
+        (["http://example.com/", "--delay", "inf"], "--delay: must be a finite number"),
+        (["http://example.com/", "--delay", "1e308"], "--delay: must be between 0 and 60"),
+        (["http://example.com/", "--max-pages", "99999999999999999999"], "--max-pages: must be between"),
+        (["http://example.com/", "--max-depth", "-1"], "--max-depth: must be between 0 and 10,000"),
+        (["http://example.com/", "--concurrency", "33"], "--concurrency: must be between 1 and 32"),
+        (["http://example.com/", "--concurrency", "two"], "'two' is not a whole number"),
+        (["http://example.com/", "--json", "/nonexistent/x.json"], "/nonexistent is not a writable folder"),
     ],
 )
-def test_audit_rejects_bad_arguments_with_a_clear_error(arguments, message):
-    with pytest.raises(CommandError, match=message):
+def test_audit_rejects_bad_arguments_with_a_clear_error_and_exit_status_2(arguments, message):
+    with pytest.raises(CommandError, match=message) as raised:
         call_command("audit", *arguments, "--quiet")
+    assert raised.value.returncode == 2
     assert not Crawl.objects.exists()
 
 

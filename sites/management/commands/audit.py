@@ -6,9 +6,11 @@ import sys
 import time
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import InterfaceError, OperationalError, connection
 
+from sites.cli import Command as WebauditCommand
+from sites.cli import bad_input, crawl_option, json_destination_check
 from sites.models import Crawl
 from sites.services.crawls import (
     CrawlError,
@@ -56,17 +58,25 @@ class Progress:
             self.bar.close()
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Crawl a site (registering it if new) and write a JSON report of its pages and links."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("url", help="the start URL, e.g. https://example.com/")
-        parser.add_argument("--max-pages", type=int, help="stop after this many pages of the site")
         parser.add_argument(
-            "--max-depth", type=int, help="follow links at most this many clicks from the start"
+            "--max-pages", type=crawl_option("max_pages"), help="stop after this many pages of the site"
         )
-        parser.add_argument("--concurrency", type=int, help="concurrent requests per host")
-        parser.add_argument("--delay", type=float, help="seconds between requests to one host")
+        parser.add_argument(
+            "--max-depth",
+            type=crawl_option("max_depth"),
+            help="follow links at most this many clicks from the start",
+        )
+        parser.add_argument(
+            "--concurrency", type=crawl_option("concurrency"), help="concurrent requests per host (1-32)"
+        )
+        parser.add_argument(
+            "--delay", type=crawl_option("delay"), help="seconds between requests to one host (0-60)"
+        )
         parser.add_argument("--json", metavar="FILE", help="write the report here ('-' for standard output)")
         parser.add_argument(
             "--user",
@@ -88,13 +98,8 @@ class Command(BaseCommand):
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
     def handle(self, *args, **options) -> None:
-        for name in ("max_pages", "concurrency"):
-            if options[name] is not None and options[name] < 1:
-                raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
-        if options["max_depth"] is not None and options["max_depth"] < 0:
-            raise CommandError("--max-depth must be 0 or more")
-        if options["delay"] is not None and options["delay"] < 0:
-            raise CommandError("--delay must be 0 or more")
+        # The report's destination is checked before the crawl: a crawl whose report cannot be written is lost.
+        json_destination_check(options["json"])
         owner, _ = get_user_model().objects.get_or_create(username=options["user"])
         quiet = options["quiet"] or options["json"] == "-"
         with signals_interrupt():
@@ -125,7 +130,7 @@ class Command(BaseCommand):
                     delay=options["delay"],
                 )
         except (SiteError, CrawlError) as exc:
-            raise CommandError(str(exc)) from None
+            raise bad_input(str(exc)) from None
         if not quiet and stalled is None:
             self.stderr.write(
                 f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); crawl {crawl.pk}"

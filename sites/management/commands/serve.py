@@ -7,7 +7,10 @@ import subprocess
 import sys
 import time
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+
+from sites.cli import Command as WebauditCommand
+from sites.cli import bounded
 
 
 def celery_worker_command(
@@ -36,15 +39,18 @@ def celery_worker_command(
     ]
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Run the web server and a Celery worker together until interrupted."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--web-workers", type=int, default=2)
+        parser.add_argument("--port", type=bounded(int, 1, 65535, "--port"), default=8000)
+        parser.add_argument("--web-workers", type=bounded(int, 1, 64, "--web-workers"), default=2)
         parser.add_argument(
-            "--worker-concurrency", type=int, default=2, help="crawls the Celery worker runs at once"
+            "--worker-concurrency",
+            type=bounded(int, 1, 64, "--worker-concurrency"),
+            default=2,
+            help="crawls the Celery worker runs at once",
         )
 
     def handle(self, *args, **options) -> None:
