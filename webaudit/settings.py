@@ -151,9 +151,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-# The cache holds built sitemaps and the push rate limit's counters. In memory per process by default (the
-# embedded setup has one web process); with several web processes give them one Redis (WEBAUDIT_CACHE_URL,
-# e.g. redis://127.0.0.1:6379/1) so that they share the counters.
+# The cache holds built sitemaps. In memory per process by default; with several web processes give them one
+# Redis (WEBAUDIT_CACHE_URL, e.g. redis://127.0.0.1:6379/1) so that a sitemap is built once for all of them.
+# (The MWIM push limit is counted in the database, which every process shares: mwim.models.PushWindow.)
 CACHES = {"default": env_cache("WEBAUDIT_CACHE_URL")}
 
 # Celery (https://docs.celeryq.dev/en/stable/userguide/configuration.html). Without CELERY_BROKER_URL the
