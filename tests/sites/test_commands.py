@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -174,9 +175,7 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
     }
     env.update(DJANGO_SETTINGS_MODULE="webaudit.settings", WEBAUDIT_VAR_DIR=str(tmp_path))
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
-    )
+    # No collectstatic: serve collects the static files itself (without them every page answered 500).
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(closed_port)],
         cwd=REPO,
@@ -193,9 +192,14 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{closed_port}/login/", timeout=2) as response:
                     status = response.status
+                    page = response.read().decode()
             except OSError:
                 time.sleep(0.5)
         assert status == 200
+        stylesheet = re.search(r'href="(/static/[^"]+\.css)"', page)
+        assert stylesheet, page[:500]
+        with urllib.request.urlopen(f"http://127.0.0.1:{closed_port}{stylesheet[1]}", timeout=5) as response:
+            assert response.status == 200
         children = subprocess.run(
             ["pgrep", "-P", str(serve.pid)], capture_output=True, text=True
         ).stdout.split()

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 
+from django.core.management import call_command
 from django.core.management.base import CommandError, CommandParser
 
 from sites.cli import Command as WebauditCommand
@@ -54,6 +55,9 @@ class Command(WebauditCommand):
         )
 
     def handle(self, *args, **options) -> None:
+        # The pages name their static files through the manifest collectstatic writes: without it every page
+        # answers 500. Collecting is quick and leaves unchanged files alone, so serve does it on every start.
+        call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable
         commands = {
             "web": [
