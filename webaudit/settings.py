@@ -163,6 +163,9 @@ _BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    # kombu's file transport, with each message written whole before a consumer can take it (webaudit/broker.py:
+    # the stock one let a worker read a file not yet written and die of a JSONDecodeError).
+    CELERY_BROKER_TRANSPORT = "webaudit.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
