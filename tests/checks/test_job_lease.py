@@ -171,3 +171,17 @@ except CommandError as exc:
     assert f"Stopped by {stop.name}:" in stderr and "cancelled" in stderr
     with sqlite3.connect(database) as db:
         assert db.execute("SELECT status FROM checks_analysisjob").fetchall() == [("cancelled",)]
+
+
+def test_a_chunk_is_sized_to_a_quarter_of_the_step_budget():
+    from checks.jobs.context import JobContext
+
+    job = AnalysisJob(state={})
+    ctx = JobContext(job, token=uuid.uuid4(), budget_seconds=1.0)
+    assert ctx.chunk_size("pages", first=25, most=1000) == 25
+    ctx.chunk_took("pages", size=25, seconds=2.5, most=1000)  # 100 ms a page: 2.5 s for 25
+    assert ctx.chunk_size("pages", first=25, most=1000) == 2  # 0.2 s next time
+    ctx.chunk_took("pages", size=2, seconds=0.001, most=1000)
+    assert ctx.chunk_size("pages", first=25, most=1000) == 4  # grows back while quick
+    ctx.chunk_took("pages", size=800, seconds=0.0, most=1000)
+    assert ctx.chunk_size("pages", first=25, most=1000) == 1000  # never past the most
