@@ -7,9 +7,15 @@ import sys
 
 def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    try:
+        execute_from_command_line(sys.argv)
+    except ImproperlyConfigured as exc:
+        # A malformed environment setting (webaudit/env.py) is bad input: one line and exit status 2.
+        sys.stderr.write(f"Configuration error: {exc}\n")
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -2,16 +2,17 @@
 
 from django.urls import include, path
 
+import sites.converters  # noqa: F401 - registers the <id:…> path converter
 from checks import views
 from checks.decay import views as decay_views
 
 app_name = "checks"
 urlpatterns = [
-    path("jobs/<int:job_id>/", views.job_detail, name="job"),
-    path("jobs/<int:job_id>/progress/", views.job_progress, name="job-progress"),
-    path("jobs/<int:job_id>/cancel/", views.job_cancel_view, name="job-cancel"),
-    path("jobs/<int:job_id>/report.json", views.job_report, name="job-report"),
-    path("start/<slug:kind>/<int:target_id>/", views.job_start_view, name="job-start"),
-    path("decay/<int:job_id>/pages/<int:page_id>/", decay_views.decay_page, name="decay-page"),
+    path("jobs/<id:job_id>/", views.job_detail, name="job"),
+    path("jobs/<id:job_id>/progress/", views.job_progress, name="job-progress"),
+    path("jobs/<id:job_id>/cancel/", views.job_cancel_view, name="job-cancel"),
+    path("jobs/<id:job_id>/report.json", views.job_report, name="job-report"),
+    path("start/<slug:kind>/<id:target_id>/", views.job_start_view, name="job-start"),
+    path("decay/<id:job_id>/pages/<id:page_id>/", decay_views.decay_page, name="decay-page"),
     path("structure/", include("checks.structure.urls")),
 ]

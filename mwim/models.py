@@ -99,3 +99,20 @@ class ContentExtractFile(models.Model):
     @property
     def size(self) -> int:
         return len(self.data)
+
+
+class PushWindow(models.Model):
+    """Pushes a site's backend made in one minute: counted in the database, which every web process shares (a
+    count in each process's memory let two gunicorn workers pass twice the limit)."""
+
+    mwim_site = models.ForeignKey(MwimSite, on_delete=models.CASCADE, related_name="push_windows")
+    minute = models.BigIntegerField(help_text="Minutes since the epoch.")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["mwim_site", "minute"], name="push_window_unique_minute")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.count} pushes to {self.mwim_site} in minute {self.minute}"

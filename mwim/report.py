@@ -8,6 +8,8 @@ from mwim.ce.model import RANK_NAMES, style_names
 
 # Tokens listed in the report, the most frequent first; a documentation page has ~500 distinct stems.
 MAX_TOKENS = 2000
+# Headings, references and images listed in the report, each (a documentation page has a few hundred links).
+MAX_ROWS = 2000
 
 
 def report_context(extract: ContentExtract, *, file_bytes: int | None = None) -> dict:
@@ -29,7 +31,12 @@ def report_context(extract: ContentExtract, *, file_bytes: int | None = None) ->
             for token in tokens[:MAX_TOKENS]
         ],
         "tokens_cut": max(0, len(tokens) - MAX_TOKENS),
-        "headings": extract.headings,
-        "references": extract.references,
-        "images": extract.images,
+        # Listed up to MAX_ROWS each, like the tokens: the report of a hostile file stays the size of a page's.
+        **_listed("headings", extract.headings),
+        **_listed("references", extract.references),
+        **_listed("images", extract.images),
     }
+
+
+def _listed(name: str, items: list) -> dict:
+    return {name: items[:MAX_ROWS], f"{name}_count": len(items), f"{name}_cut": max(0, len(items) - MAX_ROWS)}

@@ -7,6 +7,7 @@ from django.conf import settings
 
 from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.http.urls import url_problem
+from sites.limits import CRAWL_RANGES
 from sites.models import Site
 from sites.services.dashboard import SCOPES, STATUS_CLASSES, VERDICTS, PageFilter
 
@@ -25,10 +26,31 @@ class SiteForm(forms.ModelForm):
         help_text="Where crawls start, such as https://example.com/. Its host is the site.",
         widget=forms.TextInput(attrs={"inputmode": "url", "autocomplete": "url", "placeholder": "https://"}),
     )
-    max_pages = forms.IntegerField(label="Max pages", required=False, min_value=1)
-    max_depth = forms.IntegerField(label="Max depth", required=False, min_value=0)
-    concurrency = forms.IntegerField(label="Concurrent requests", required=False, min_value=1, max_value=32)
-    delay = forms.FloatField(label="Delay (seconds)", required=False, min_value=0, max_value=60)
+    # Ranges from sites/limits.py (a FloatField refuses nan and infinity itself).
+    max_pages = forms.IntegerField(
+        label="Max pages",
+        required=False,
+        min_value=CRAWL_RANGES["max_pages"][0],
+        max_value=CRAWL_RANGES["max_pages"][1],
+    )
+    max_depth = forms.IntegerField(
+        label="Max depth",
+        required=False,
+        min_value=CRAWL_RANGES["max_depth"][0],
+        max_value=CRAWL_RANGES["max_depth"][1],
+    )
+    concurrency = forms.IntegerField(
+        label="Concurrent requests",
+        required=False,
+        min_value=CRAWL_RANGES["concurrency"][0],
+        max_value=CRAWL_RANGES["concurrency"][1],
+    )
+    delay = forms.FloatField(
+        label="Delay (seconds)",
+        required=False,
+        min_value=CRAWL_RANGES["delay"][0],
+        max_value=CRAWL_RANGES["delay"][1],
+    )
     # A year at most: a verdict older than that says nothing of the link today.
     external_cache_hours = forms.FloatField(
         label="Reuse external verdicts (hours)", required=False, min_value=0, max_value=8760

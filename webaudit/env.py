@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -28,6 +29,7 @@ def env_bool(name: str, default: bool = False) -> bool:
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """A whole number within [minimum, maximum] (each optional); anything else is an error naming the range."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -35,14 +37,14 @@ def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int
         value = int(raw.strip())
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a whole number") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} is below its minimum {minimum}")
-    if maximum is not None and value > maximum:
-        raise ImproperlyConfigured(f"{name}={value} is above its maximum {maximum}")
+    _check_range(name, value, minimum, maximum)
     return value
 
 
-def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+def env_float(
+    name: str, default: float, *, minimum: float | None = None, maximum: float | None = None
+) -> float:
+    """A finite number within [minimum, maximum] (each optional): nan and infinity are refused."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -50,9 +52,17 @@ def env_float(name: str, default: float, *, minimum: float | None = None) -> flo
         value = float(raw.strip())
     except ValueError:
         raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} is below its minimum {minimum}")
+    if not math.isfinite(value):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a finite number")
+    _check_range(name, value, minimum, maximum)
     return value
+
+
+def _check_range(name: str, value: float, minimum: float | None, maximum: float | None) -> None:
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value!r} is below its minimum {minimum!r}")
+    if maximum is not None and value > maximum:
+        raise ImproperlyConfigured(f"{name}={value!r} is above its maximum {maximum!r}")
 
 
 def env_list(name: str, default: tuple[str, ...] = ()) -> list[str]:

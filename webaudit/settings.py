@@ -12,8 +12,8 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 
+from sites.limits import CRAWL_RANGES
 from webaudit.env import env_bool, env_cache, env_float, env_int, env_list, env_networks, env_sigmas, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -93,7 +93,7 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'webaudit.sqlite3'}"),
-        conn_max_age=env_int("WEBAUDIT_DB_CONN_MAX_AGE", 60, minimum=0),
+        conn_max_age=env_int("WEBAUDIT_DB_CONN_MAX_AGE", 60, minimum=0, maximum=3600),
         conn_health_checks=True,
     )
 }
@@ -140,7 +140,9 @@ WEBAUDIT_HTTPS = env_bool("WEBAUDIT_HTTPS", False)
 SECURE_SSL_REDIRECT = WEBAUDIT_HTTPS
 SESSION_COOKIE_SECURE = WEBAUDIT_HTTPS
 CSRF_COOKIE_SECURE = WEBAUDIT_HTTPS
-SECURE_HSTS_SECONDS = env_int("WEBAUDIT_HSTS_SECONDS", 31_536_000 if WEBAUDIT_HTTPS else 0, minimum=0)
+SECURE_HSTS_SECONDS = env_int(
+    "WEBAUDIT_HSTS_SECONDS", 31_536_000 if WEBAUDIT_HTTPS else 0, minimum=0, maximum=63_072_000
+)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("WEBAUDIT_HSTS_INCLUDE_SUBDOMAINS", WEBAUDIT_HTTPS)
 SECURE_HSTS_PRELOAD = env_bool("WEBAUDIT_HSTS_PRELOAD", WEBAUDIT_HTTPS)
 if env_bool("WEBAUDIT_BEHIND_PROXY", False):
@@ -149,9 +151,9 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 
-# The cache holds built sitemaps and the push rate limit's counters. In memory per process by default (the
-# embedded setup has one web process); with several web processes give them one Redis (WEBAUDIT_CACHE_URL,
-# e.g. redis://127.0.0.1:6379/1) so that they share the counters.
+# The cache holds built sitemaps. In memory per process by default; with several web processes give them one
+# Redis (WEBAUDIT_CACHE_URL, e.g. redis://127.0.0.1:6379/1) so that a sitemap is built once for all of them.
+# (The MWIM push limit is counted in the database, which every process shares: mwim.models.PushWindow.)
 CACHES = {"default": env_cache("WEBAUDIT_CACHE_URL")}
 
 # Celery (https://docs.celeryq.dev/en/stable/userguide/configuration.html). Without CELERY_BROKER_URL the
@@ -161,6 +163,9 @@ _BROKER_DIR = VAR_DIR / "broker"
 if CELERY_BROKER_URL.startswith("filesystem://"):
     for _sub in ("queue", "processed", "control"):
         (_BROKER_DIR / _sub).mkdir(parents=True, exist_ok=True)
+    # kombu's file transport, with each message written whole before a consumer can take it (webaudit/broker.py:
+    # the stock one let a worker read a file not yet written and die of a JSONDecodeError).
+    CELERY_BROKER_TRANSPORT = "webaudit.broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
@@ -173,7 +178,9 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
 else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         # Redis re-delivers an unacknowledged task (its worker died) after this many seconds.
-        "visibility_timeout": env_int("WEBAUDIT_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60),
+        "visibility_timeout": env_int(
+            "WEBAUDIT_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60, maximum=7 * 86400
+        ),
         # A dead or unreachable Redis is noticed within these many seconds on every connection, instead of a
         # call hanging on a half-open socket (docs/operations.md, "Retries").
         "socket_connect_timeout": 5,
@@ -203,8 +210,10 @@ CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # short kombu's closing of the other channels: the task channel, holding a running task's unacknowledged
 # message, is then closed after the connection was detached and the worker exits with "AttributeError:
 # 'NoneType' object has no attribute 'hostname'" (docs/operations.md, "Why the worker exited on a Redis
-# restart"; benchmarks/redis_restart.py). Gossip's channel does the same: workers run --without-gossip.
+# restart"; benchmarks/redis_restart.py). Gossip's and mingle's channels do the same: the worker's consumer
+# leaves those two steps out (webaudit/worker.py), so a worker started without --without-gossip lives too.
 CELERY_WORKER_ENABLE_REMOTE_CONTROL = False
+CELERY_WORKER_CONSUMER = "webaudit.worker:Consumer"
 CELERY_TASK_IGNORE_RESULT = True  # job state lives in our models
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ACKS_LATE = True
@@ -216,11 +225,11 @@ CELERY_TASK_ROUTES = {"sites.tasks.crawl_step": {"queue": "crawl"}}
 CELERY_BEAT_SCHEDULE = {
     "resume-stalled-crawls": {
         "task": "sites.tasks.crawls_resume_stalled",
-        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 10.0, minimum=1.0),
+        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 10.0, minimum=1.0, maximum=3600.0),
     },
     "resume-stalled-analysis-jobs": {
         "task": "checks.tasks.jobs_resume_stalled",
-        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0),
+        "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0, maximum=3600.0),
     },
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
@@ -229,50 +238,50 @@ CELERY_TIMEZONE = TIME_ZONE
 # Fetching: every request goes through sites.http with these limits, read in one place with the crawl's
 # politeness settings below (sites.http.FetchSettings.from_settings).
 WEBAUDIT_USER_AGENT = env_str("WEBAUDIT_USER_AGENT", "webaudit/0.1 (site audit crawler)")
-WEBAUDIT_FETCH_TIMEOUT = env_float("WEBAUDIT_FETCH_TIMEOUT", 10.0, minimum=0.1)
-WEBAUDIT_FETCH_MAX_BYTES = env_int("WEBAUDIT_FETCH_MAX_BYTES", 5_000_000, minimum=1024)
-WEBAUDIT_FETCH_MAX_REDIRECTS = env_int("WEBAUDIT_FETCH_MAX_REDIRECTS", 20, minimum=0)
+WEBAUDIT_FETCH_TIMEOUT = env_float("WEBAUDIT_FETCH_TIMEOUT", 10.0, minimum=0.1, maximum=300.0)
+WEBAUDIT_FETCH_MAX_BYTES = env_int("WEBAUDIT_FETCH_MAX_BYTES", 5_000_000, minimum=1024, maximum=1_000_000_000)
+WEBAUDIT_FETCH_MAX_REDIRECTS = env_int("WEBAUDIT_FETCH_MAX_REDIRECTS", 20, minimum=0, maximum=100)
 # Private, loopback, link-local and reserved addresses are never fetched, except inside these networks.
 WEBAUDIT_ALLOWED_NETWORKS = env_networks("WEBAUDIT_ALLOWED_NETWORKS")
 
 # Crawl defaults; a site may override them, and each crawl keeps a snapshot.
-WEBAUDIT_CRAWL_MAX_PAGES = env_int("WEBAUDIT_CRAWL_MAX_PAGES", 1000, minimum=1)
-WEBAUDIT_CRAWL_MAX_DEPTH = env_int("WEBAUDIT_CRAWL_MAX_DEPTH", 50, minimum=0)
-WEBAUDIT_CRAWL_CONCURRENCY = env_int("WEBAUDIT_CRAWL_CONCURRENCY", 4, minimum=1)
-WEBAUDIT_CRAWL_DELAY = env_float("WEBAUDIT_CRAWL_DELAY", 0.25, minimum=0.0)
+WEBAUDIT_CRAWL_MAX_PAGES = env_int(
+    "WEBAUDIT_CRAWL_MAX_PAGES", 1000, minimum=1, maximum=CRAWL_RANGES["max_pages"][1]
+)
+WEBAUDIT_CRAWL_MAX_DEPTH = env_int(
+    "WEBAUDIT_CRAWL_MAX_DEPTH", 50, minimum=0, maximum=CRAWL_RANGES["max_depth"][1]
+)
+WEBAUDIT_CRAWL_CONCURRENCY = env_int(
+    "WEBAUDIT_CRAWL_CONCURRENCY", 4, minimum=1, maximum=CRAWL_RANGES["concurrency"][1]
+)
+WEBAUDIT_CRAWL_DELAY = env_float("WEBAUDIT_CRAWL_DELAY", 0.25, minimum=0.0, maximum=CRAWL_RANGES["delay"][1])
 # Requests in flight at once across all hosts, per crawl lane (the politeness to one host is the two above): a
 # request waiting for its host's turn holds no thread, so this many hosts are talked to at once (docs/crawling.md).
-WEBAUDIT_FETCH_CONCURRENCY = env_int("WEBAUDIT_FETCH_CONCURRENCY", 128, minimum=1)
-if WEBAUDIT_FETCH_CONCURRENCY > 1024:
-    raise ImproperlyConfigured(
-        f"WEBAUDIT_FETCH_CONCURRENCY={WEBAUDIT_FETCH_CONCURRENCY} is above its maximum 1024"
-    )
+WEBAUDIT_FETCH_CONCURRENCY = env_int("WEBAUDIT_FETCH_CONCURRENCY", 128, minimum=1, maximum=1024)
 # Hours an external link target's verdict is reused by later crawls of the same owner's sites (lychee's --cache,
-# --max-cache-age 1d); 0 checks every target every time. A site may set its own.
-WEBAUDIT_EXTERNAL_CACHE_HOURS = env_float("WEBAUDIT_EXTERNAL_CACHE_HOURS", 24.0, minimum=0.0)
-if WEBAUDIT_EXTERNAL_CACHE_HOURS > 8760:
-    raise ImproperlyConfigured(
-        f"WEBAUDIT_EXTERNAL_CACHE_HOURS={WEBAUDIT_EXTERNAL_CACHE_HOURS} is above a year"
-    )
+# --max-cache-age 1d); 0 checks every target every time. A site may set its own. A year at most.
+WEBAUDIT_EXTERNAL_CACHE_HOURS = env_float("WEBAUDIT_EXTERNAL_CACHE_HOURS", 24.0, minimum=0.0, maximum=8760.0)
 WEBAUDIT_CRAWL_OBEY_ROBOTS = env_bool("WEBAUDIT_CRAWL_OBEY_ROBOTS", True)
 WEBAUDIT_CRAWL_CHECK_EXTERNAL = env_bool("WEBAUDIT_CRAWL_CHECK_EXTERNAL", True)
 # A crawl task works for about this long, then hands over to its successor (so a dead worker costs little).
-WEBAUDIT_CRAWL_STEP_SECONDS = env_float("WEBAUDIT_CRAWL_STEP_SECONDS", 20.0, minimum=1.0)
+WEBAUDIT_CRAWL_STEP_SECONDS = env_float("WEBAUDIT_CRAWL_STEP_SECONDS", 20.0, minimum=1.0, maximum=600.0)
 # A running step renews its claims and the crawl's heartbeat every quarter of this; a claim or a crawl not
 # renewed for this long belonged to a step that died (or lost its message) and is taken up again.
-WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 30, minimum=1)
+WEBAUDIT_CRAWL_LEASE_SECONDS = env_int("WEBAUDIT_CRAWL_LEASE_SECONDS", 30, minimum=1, maximum=3600)
 # Independent task chains working one crawl's frontier at once, each on any worker (docs/crawling.md).
-WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1)
+WEBAUDIT_CRAWL_LANES = env_int("WEBAUDIT_CRAWL_LANES", 1, minimum=1, maximum=64)
 # 429/503 answers: retried this many times with exponential backoff (Retry-After honoured up to the cap).
-WEBAUDIT_CRAWL_RETRIES = env_int("WEBAUDIT_CRAWL_RETRIES", 4, minimum=0)
-WEBAUDIT_CRAWL_BACKOFF_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_SECONDS", 2.0, minimum=0.0)
-WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS", 300.0, minimum=0.0)
+WEBAUDIT_CRAWL_RETRIES = env_int("WEBAUDIT_CRAWL_RETRIES", 4, minimum=0, maximum=20)
+WEBAUDIT_CRAWL_BACKOFF_SECONDS = env_float("WEBAUDIT_CRAWL_BACKOFF_SECONDS", 2.0, minimum=0.0, maximum=600.0)
+WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS = env_float(
+    "WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS", 300.0, minimum=0.0, maximum=86400.0
+)
 # Ended crawls kept per site (with their pages, bodies and links); older ones are deleted when a crawl ends.
 # 0 keeps them all. A crawl of a 500-page documentation site takes about 30 MB.
-WEBAUDIT_CRAWLS_KEPT = env_int("WEBAUDIT_CRAWLS_KEPT", 0, minimum=0)
+WEBAUDIT_CRAWLS_KEPT = env_int("WEBAUDIT_CRAWLS_KEPT", 0, minimum=0, maximum=1_000_000)
 # Processes that read fetched pages (parse, links, soft-404 classifier) for each crawling process, so that one
 # crawl uses more than one core; 0 reads them in the fetch threads (docs/crawling.md, "Reading pages").
-WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4), minimum=0)
+WEBAUDIT_PAGE_READERS = env_int("WEBAUDIT_PAGE_READERS", min(_usable_cores(), 4), minimum=0, maximum=64)
 # Per-page data the analyses read while the crawl's readers hold the parsed page, by name: "module:function"
 # (docs/analysis-jobs.md, "Reading a page once"). WEBAUDIT_PAGE_EXTRACTORS_OFF names ones a deployment skips.
 WEBAUDIT_PAGE_EXTRACTORS = {
@@ -294,22 +303,24 @@ WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")
 # nearly doubles that crawl's CPU on big pages: docs/benchmarks.md). Off: the `ce` job builds them afterwards.
 WEBAUDIT_MWIM_READER_EXTRACTS = env_bool("WEBAUDIT_MWIM_READER_EXTRACTS", False)
 # Pushes a site's backend may send a minute (one token can't flood the workers); more answer 429.
-WEBAUDIT_MWIM_PUSH_PER_MINUTE = env_int("WEBAUDIT_MWIM_PUSH_PER_MINUTE", 60, minimum=1)
+WEBAUDIT_MWIM_PUSH_PER_MINUTE = env_int("WEBAUDIT_MWIM_PUSH_PER_MINUTE", 60, minimum=1, maximum=100_000)
 
 # Analysis jobs (docs/analysis-jobs.md): a step works this long, then hands over to its successor; a job whose
 # worker has not reported for the lease is resumed by beat (checked every WEBAUDIT_RESUME_CHECK_SECONDS).
-WEBAUDIT_JOB_STEP_SECONDS = env_float("WEBAUDIT_JOB_STEP_SECONDS", 20.0, minimum=1.0)
-WEBAUDIT_JOB_LEASE_SECONDS = env_int("WEBAUDIT_JOB_LEASE_SECONDS", 90, minimum=1)
+WEBAUDIT_JOB_STEP_SECONDS = env_float("WEBAUDIT_JOB_STEP_SECONDS", 20.0, minimum=1.0, maximum=600.0)
+WEBAUDIT_JOB_LEASE_SECONDS = env_int("WEBAUDIT_JOB_LEASE_SECONDS", 90, minimum=1, maximum=86400)
 
 # Dead pages and soft-404s (docs/soft404.md). A transient failure (timeout, reset, 5xx) makes a page "failing";
 # it is reported dead once it has failed on this many checks, each at least the spacing after the previous
 # strike. Three strikes an hour apart: a blip or a deploy never kills a page, a server down all afternoon does;
 # for daily crawls it means three days in a row, about how long search engines wait before dropping a 5xx page.
-WEBAUDIT_DEAD_STRIKES = env_int("WEBAUDIT_DEAD_STRIKES", 3, minimum=1)
-WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS = env_int("WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS", 3600, minimum=0)
+WEBAUDIT_DEAD_STRIKES = env_int("WEBAUDIT_DEAD_STRIKES", 3, minimum=1, maximum=100)
+WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS = env_int(
+    "WEBAUDIT_DEAD_STRIKE_SPACING_SECONDS", 3600, minimum=0, maximum=30 * 86400
+)
 # Prieto et al. 2014 (§6.3) called pages "almost identical" at 80% equal content; Bar-Yossef et al. give no number.
-WEBAUDIT_PROBE_RESEMBLANCE = env_float("WEBAUDIT_PROBE_RESEMBLANCE", 0.8, minimum=0.0)
-WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimum=0.0)
+WEBAUDIT_PROBE_RESEMBLANCE = env_float("WEBAUDIT_PROBE_RESEMBLANCE", 0.8, minimum=0.0, maximum=1.0)
+WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimum=0.0, maximum=1.0)
 WEBAUDIT_SOFT404_MODEL = env_str(
     "WEBAUDIT_SOFT404_MODEL", ""
 )  # default: the model shipped in sites/crawler/soft404/data

@@ -9,42 +9,33 @@ import tempfile
 import time
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from checks.jobs.context import JobInputError
 from checks.jobs.services import job_cancel, job_enqueue, job_follow, job_report_json, job_run
 from checks.models import AnalysisJob
+from sites.cli import (  # noqa: F401 - re-exported for the commands
+    BAD_INPUT,
+    bad_input,
+    json_destination_check,
+)
+from sites.cli import Command as WebauditCommand
 from sites.models import Crawl
-
-BAD_INPUT = 2  # exit status for input the command cannot work with; 1 is for a job that ran and failed
-
-
-def bad_input(message: str) -> CommandError:
-    return CommandError(message, returncode=BAD_INPUT)
+from sites.stop_signals import signals_interrupt, stop_signals_ignore, stopped_by
 
 
 def crawl_for_analysis(value: Any) -> Crawl:
     """The finished crawl with id `value`, or a bad-input error that says what is wrong with it."""
     try:
-        crawl = Crawl.objects.select_related("site").filter(pk=int(value)).first()
+        crawl_id = int(value)
     except (TypeError, ValueError):
         raise bad_input(f"{value!r} is not a crawl id") from None
+    crawl = Crawl.objects.select_related("site").filter(pk=crawl_id).first() if 0 < crawl_id < 2**63 else None
     if crawl is None:
         raise bad_input(f"there is no crawl #{value}")
     if crawl.status != Crawl.Status.FINISHED:
         raise bad_input(f"crawl #{crawl.pk} is {crawl.status}; only a finished crawl can be analysed")
     return crawl
-
-
-def json_destination_check(path: str) -> None:
-    """Refuse a --json path that cannot be written, before any work is done."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise bad_input(f"cannot write {path}: it is a directory")
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
-        raise bad_input(f"cannot write {path}: {folder} is not a writable folder")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise bad_input(f"cannot write {path}: permission denied")
 
 
 def json_write_atomically(path: str, text: str) -> None:
@@ -90,7 +81,7 @@ class JobProgress:
             self.bar.close()
 
 
-class JobCommand(BaseCommand):
+class JobCommand(WebauditCommand):
     """Base of the analysis commands. A subclass adds its arguments and starts its job (not enqueued);
     this runs it in-process (or hands it to the workers with --worker) and writes the kind's report."""
 
@@ -118,23 +109,26 @@ class JobCommand(BaseCommand):
     def handle(self, *args, **options) -> None:
         # The output is checked before the job starts: an unwritable path is bad input, and costs no work.
         destination = options["json"]
-        if destination not in (None, "-"):
-            json_destination_check(destination)
+        json_destination_check(destination)
         try:
             job = self.start_job(options)
         except JobInputError as exc:
             raise bad_input(str(exc)) from None
         progress = JobProgress(not options["quiet"], self.progress_unit)
         try:
-            if options["worker"]:
-                job_enqueue(job=job)
-                job = job_follow(job=job, on_progress=progress.update)
-            else:
-                job = job_run(job=job, on_progress=progress.update)
-        except KeyboardInterrupt:
+            # SIGTERM (`timeout`, systemd) and SIGHUP (a closed terminal) stop the job as Ctrl-C does: a job
+            # left running would be finished later by a worker, with nobody to read its report.
+            with signals_interrupt():
+                if options["worker"]:
+                    job_enqueue(job=job)
+                    job = job_follow(job=job, on_progress=progress.update)
+                else:
+                    job = job_run(job=job, on_progress=progress.update)
+        except KeyboardInterrupt as exc:
+            stop_signals_ignore()
             job_cancel(job=job)
             progress.close()
-            raise CommandError(f"{job} cancelled") from None
+            raise CommandError(f"{stopped_by(exc)}: {job} cancelled") from None
         progress.close()
         if destination is not None and job.status == AnalysisJob.Status.FINISHED:
             text = job_report_json(job=job)

@@ -39,6 +39,21 @@ class JobContext:
         """True once the step's budget is spent; never before its first saved chunk, so every step gets on."""
         return self._saved and time.monotonic() >= self.deadline
 
+    def chunk_size(self, key: str, *, first: int, most: int) -> int:
+        """How many items the next chunk of this kind's loop `key` should take (kept in the cursor)."""
+        return int(self.state.get(f"chunk:{key}", first)) or first
+
+    def chunk_took(self, key: str, *, size: int, seconds: float, most: int) -> None:
+        """Size the next chunk so that one takes about a quarter of the step's budget: a step then returns
+        within its budget and a chunk (checked against the clock only between chunks) never pushes it past
+        twice that, whether a page costs a millisecond or a hundred."""
+        target = self.budget_seconds / 4
+        if seconds > target and size > 1:
+            size = max(1, int(size * target / seconds))
+        elif seconds < target / 4:
+            size = min(most, size * 2)
+        self.state[f"chunk:{key}"] = size
+
     @property
     def parameters(self) -> dict[str, Any]:
         return self.job.parameters

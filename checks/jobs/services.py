@@ -11,12 +11,13 @@ from datetime import timedelta
 
 from celery import current_app
 from django.conf import settings
-from django.db import DatabaseError
+from django.db import DatabaseError, IntegrityError
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from checks.jobs.context import JobContext, JobError, JobInputError, JobStopped
+from checks.jobs.keeper import HeartbeatKeeper
 from checks.jobs.kinds import UnknownKind, job_kind
 from checks.models import AnalysisJob
 from sites.models import Crawl, Site
@@ -92,13 +93,20 @@ def job_step(
     if not taken:
         return False
     job = AnalysisJob.objects.select_related("site", "crawl").get(pk=job_id)
-    context = JobContext(
-        job, token=token, budget_seconds=budget_seconds or settings.WEBAUDIT_JOB_STEP_SECONDS
-    )
+    budget = budget_seconds or settings.WEBAUDIT_JOB_STEP_SECONDS
+    context = JobContext(job, token=token, budget_seconds=budget)
+    started = time.monotonic()
     try:
-        finished = job_kind(job.kind).step(context)
+        # The heartbeat is renewed while the step runs, so a step that overruns its budget is never resumed
+        # elsewhere while it lives (the lease is for dead steps, not slow ones).
+        with HeartbeatKeeper(job_id, token, interval=settings.WEBAUDIT_JOB_LEASE_SECONDS / 4):
+            finished = job_kind(job.kind).step(context)
     except JobStopped:
         return False
+    except IntegrityError:
+        if not _owned(job_id, token):
+            return False  # another step took the job over and wrote the same rows first: this one stops
+        raise
     except DatabaseError:
         raise  # the task retries the step with the same token
     except (JobError, JobInputError) as exc:
@@ -109,6 +117,8 @@ def job_step(
         log.exception("analysis job %s failed", job_id)
         job_fail(job_id=job_id, error=f"Internal error: {type(exc).__name__}: {exc}")
         return False
+    finally:
+        _overrun_check(job_id, kind=job.kind, seconds=time.monotonic() - started, budget=budget)
     mine = AnalysisJob.objects.filter(pk=job_id, status__in=AnalysisJob.ACTIVE, step_token=token)
     if finished:
         fields = {"status": AnalysisJob.Status.FINISHED, "finished_at": timezone.now(), "step_token": None}
@@ -117,6 +127,27 @@ def job_step(
         mine.update(**fields)
         return False
     return bool(mine.update(step_token=None, heartbeat_at=timezone.now()))
+
+
+def _owned(job_id: int, token: uuid.UUID) -> bool:
+    return AnalysisJob.objects.filter(pk=job_id, status__in=AnalysisJob.ACTIVE, step_token=token).exists()
+
+
+# A step may overrun its budget by one chunk; past this many budgets its kind checks the clock too seldom.
+OVERRUN_FACTOR = 2.0
+
+
+def _overrun_check(job_id: int, *, kind: str, seconds: float, budget: float) -> None:
+    """Log a step that kept its worker (or the command line) for more than twice its budget: a kind that must
+    check `ctx.time_up()` more often. The job is safe meanwhile (its heartbeat is renewed), but slow to cancel."""
+    if seconds > OVERRUN_FACTOR * budget:
+        log.warning(
+            "analysis job %s (%s): a step ran %.1f s against a budget of %.1f s",
+            job_id,
+            kind,
+            seconds,
+            budget,
+        )
 
 
 def job_fail(*, job_id: int, error: str) -> bool:
@@ -162,13 +193,19 @@ def job_run(
     on_progress: Callable[[AnalysisJob], None] | None = None,
     step_seconds: float = 1.0,
 ) -> AnalysisJob:
-    """Run a job to its end in this process (the CLI and tests), reporting progress after every step."""
+    """Run a job to its end in this process (the CLI and tests), reporting progress after every step.
+
+    Should another process hold the job (a resume that raced this one), this follows it to its end instead of
+    leaving while it runs elsewhere: the caller gets the job's outcome either way."""
     while True:
         more = job_step(job_id=job.pk, budget_seconds=step_seconds)
         job.refresh_from_db()
         if on_progress:
             on_progress(job)
         if not more:
+            if job.is_active:
+                log.warning("analysis job %s is running elsewhere; following it", job.pk)
+                return job_follow(job=job, on_progress=on_progress, poll_seconds=0.5)
             return job
 
 

@@ -19,6 +19,7 @@ from .text import query_terms
 
 DEFAULT_BUDGET = 100
 MAX_BUDGET = 1000  # every download is kept in the job's log
+MAX_STATES = 10_000  # the automaton's states (default 100): a bound on its memory, far past any useful size
 LIVE_ALGORITHMS = [name for name, algorithm in ALGORITHMS.items() if not algorithm.needs_graph]
 
 
@@ -55,12 +56,15 @@ def findpage_parameters(site: Site, raw: dict[str, Any]) -> dict[str, Any]:
         raise JobInputError(f"The download budget {budget!r} is not a whole number.") from None
     if not 1 <= budget <= MAX_BUDGET:
         raise JobInputError(f"The download budget must be between 1 and {MAX_BUDGET}, not {budget}.")
-    threshold = float(raw.get("threshold") or 0.75)
-    if not 0 < threshold <= 1:
+    try:
+        threshold = float(raw.get("threshold") or 0.75)
+        states = int(raw.get("states") or 100)
+    except (TypeError, ValueError, OverflowError):
+        raise JobInputError("The threshold must be a number and the states a whole number.") from None
+    if not 0 < threshold <= 1:  # nan fails this too
         raise JobInputError(f"The threshold must be in (0, 1], not {threshold}.")
-    states = int(raw.get("states") or 100)
-    if states < 2:
-        raise JobInputError(f"An automaton needs at least 2 states, not {states}.")
+    if not 2 <= states <= MAX_STATES:
+        raise JobInputError(f"An automaton needs between 2 and {MAX_STATES:,} states, not {states}.")
     return {
         "start_url": start,
         "query": query,

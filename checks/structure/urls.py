@@ -2,11 +2,12 @@
 
 from django.urls import path
 
+import sites.converters  # noqa: F401 - registers the <id:…> path converter
 from checks.structure import views
 
 urlpatterns = [
-    path("crawl/<int:crawl_id>/filter/", views.filter_new, name="structure-new"),
-    path("crawl/<int:crawl_id>/filter/<int:filter_id>/run/", views.filter_rerun, name="structure-rerun"),
-    path("jobs/<int:job_id>/label/", views.filter_label, name="structure-label"),
-    path("jobs/<int:job_id>/types/<int:index>/", views.pagetype_pages, name="structure-type"),
+    path("crawl/<id:crawl_id>/filter/", views.filter_new, name="structure-new"),
+    path("crawl/<id:crawl_id>/filter/<id:filter_id>/run/", views.filter_rerun, name="structure-rerun"),
+    path("jobs/<id:job_id>/label/", views.filter_label, name="structure-label"),
+    path("jobs/<id:job_id>/types/<id:index>/", views.pagetype_pages, name="structure-type"),
 ]

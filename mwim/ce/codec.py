@@ -68,6 +68,8 @@ def encode(extract: model.ContentExtract) -> bytes:
     levels = bytes(heading.level for heading in extract.headings)
     if len(extract.ranks) != len(extract.terms) or len(extract.styles) != len(extract.terms):
         raise ValueError("ranks and styles must hold one byte per term")
+    if max(len(extract.headings), len(extract.references), len(extract.images)) > model.MAX_LIST_ITEMS:
+        raise ValueError(f"at most {model.MAX_LIST_ITEMS:,} headings, references and images each")
     payload = b"".join(
         [
             _COUNTS.pack(
@@ -176,6 +178,12 @@ def _decode_payload(payload, algorithm: str, digest: bytes) -> model.ContentExtr
     )
     if width not in (2, 4):
         raise CEFormatError(f"corrupted payload: position width {width}")
+    for name, count in (("headings", n_headings), ("references", n_references), ("images", n_images)):
+        # Checked before the strings are split: 3 million empty references fit in 12 KB of deflate.
+        if count > model.MAX_LIST_ITEMS:
+            raise CEFormatError(
+                f"{count:,} {name}: over the {model.MAX_LIST_ITEMS:,} a content extract may hold"
+            )
     offset = _COUNTS.size
     blob, offset = _take(payload, offset, blob_size)
     counts, offset = _take(payload, offset, 4 * n_terms)

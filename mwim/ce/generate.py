@@ -231,9 +231,9 @@ def content_extract_build(
     properties["token-filter"] = filter_.name
     extract = model.ContentExtract(
         properties={key: properties.get(key, "") for key in (*model.PROPERTY_KEYS, "token-filter")},
-        headings=headings,
-        references=references,
-        images=images,
+        headings=headings[: model.MAX_LIST_ITEMS],
+        references=references[: model.MAX_LIST_ITEMS],
+        images=images[: model.MAX_LIST_ITEMS],
         fingerprint=hashlib.sha256(body).digest(),
     )
     _fill_tokens(extract, aggregator.words, filter_)

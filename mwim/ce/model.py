@@ -8,6 +8,10 @@ from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import NamedTuple
 
+# Entries of each list (headings, references, images) an extract holds: a 5 MB page (the fetch limit) has
+# nowhere near this many; a file claiming more is refused by the decoder, and the generator keeps the first ones.
+MAX_LIST_ITEMS = 50_000
+
 # Document property keys, in the paper's order; a content extract may carry others after them.
 PROPERTY_KEYS = (
     "title",
@@ -96,7 +100,7 @@ class ContentExtract:
     @property
     def tokens(self) -> list[Token]:
         ends = list(accumulate(self.counts))
-        starts = [0, *ends[:-1]]
+        starts = [0, *ends][:-1]  # an extract with no terms (an image-only page) has no tokens
         flat = self.positions.tolist()
         return [
             Token(term, count, rank, style, tuple(flat[start:end]))

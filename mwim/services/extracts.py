@@ -4,6 +4,7 @@ stores the extracts the page readers made, replacing a file only when its page's
 from __future__ import annotations
 
 import logging
+import time
 
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -20,9 +21,11 @@ log = logging.getLogger(__name__)
 
 EXTRACT_NAME = "ce"
 # Pages compared per transaction. An unchanged page costs a comparison; a changed one without a reader-made
-# extract is parsed and extracted here (1.2 ms median, 24 ms p95 on the test bed, docs/benchmarks.md), so 100
-# keep a chunk to a few seconds at worst and the progress frequent.
-CHUNK = 100
+# extract is parsed and extracted here (1.2 ms median, 24 ms p95 on the test bed, docs/benchmarks.md). The first
+# chunk takes FIRST_CHUNK (under a second at p95), later ones are sized to a quarter of the step's budget
+# (JobContext.chunk_size), up to MOST_CHUNK.
+FIRST_CHUNK = 25
+MOST_CHUNK = 1000
 # Changed URLs the job remembers for its report and for IndexNow (which takes 10,000 per request).
 MAX_CHANGED_KEPT = 10_000
 # A pushed page is fetched with the crawl's own cap on bodies.
@@ -72,21 +75,35 @@ def ce_refresh_step(ctx: JobContext) -> bool:
     total = listable.count()
     while not ctx.time_up():
         if state["phase"] == "compare":
+            size = ctx.chunk_size("compare", first=FIRST_CHUNK, most=MOST_CHUNK)
+            started = time.monotonic()
             pages = list(
                 listable.filter(pk__gt=state["after"])
                 .order_by("pk")
-                .values_list("pk", "url", "content_hash")[:CHUNK]
+                .values_list("pk", "url", "content_hash")[:size]
             )
             with transaction.atomic():
                 _store_chunk(mwim_site, crawl, pages, state)
                 state["after"] = pages[-1][0] if pages else state["after"]
                 state["done"] = state.get("done", 0) + len(pages)
-                if len(pages) < CHUNK:
+                if len(pages) < size:
                     state["phase"] = "finish"
                 ctx.progress(done=state["done"], total=total, note=_note(state))
+            ctx.chunk_took("compare", size=size, seconds=time.monotonic() - started, most=MOST_CHUNK)
             continue
+        if state["phase"] == "finish":
+            with transaction.atomic():
+                _finish(mwim_site, crawl, state)
+                state["phase"] = "announce"
+                ctx.progress(done=total, total=total, note=_note(state))
+            continue
+        # Announced outside any transaction: the endpoints' answers (up to the fetch timeout each) must not
+        # hold the database's write lock.
+        if state.get("changed_urls") and mwim_site.indexnow_endpoints:
+            from mwim.services.notify import indexnow_announce
+
+            state["indexnow"] = indexnow_announce(mwim_site=mwim_site, urls=state["changed_urls"])
         with transaction.atomic():
-            _finish(mwim_site, crawl, state)
             ctx.progress(done=total, total=total, note=_note(state))
         ctx.finish(result=_result(state))
         return True
@@ -175,10 +192,6 @@ def _finish(mwim_site: MwimSite, crawl: Crawl, state: dict) -> None:
     state["unlisted"] = gone
     if gone or state.get("changed") or mwim_site.published_at is None:
         MwimSite.objects.filter(pk=mwim_site.pk).update(published_at=timezone.now())
-    if state.get("changed_urls") and mwim_site.indexnow_endpoints:
-        from mwim.services.notify import indexnow_announce
-
-        state["indexnow"] = indexnow_announce(mwim_site=mwim_site, urls=state["changed_urls"])
 
 
 def _result(state: dict) -> dict:

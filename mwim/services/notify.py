@@ -10,9 +10,10 @@ import time
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.core.cache import cache
+from django.db import transaction
+from django.db.models import F
 
-from mwim.models import MwimSite
+from mwim.models import MwimSite, PushWindow
 from sites.http import FetchResult, FetchSettings, PoliteFetcher
 
 # URLs per request: IndexNow's POST form takes at most 10,000 (https://www.indexnow.org/documentation). The ce
@@ -29,6 +30,8 @@ REFUSALS = {
 # A 429 with a Retry-After up to this many seconds is asked once more after it; a longer wait is left to the
 # next job (the worker is not held that long), and the reason says how long the endpoint asked for.
 MAX_RETRY_WAIT = 30.0
+# Endpoints a site may list: IndexNow's engines share every announcement, so one is enough and a few are plenty.
+MAX_INDEXNOW_ENDPOINTS = 5
 # IndexNow answers with an empty or short body that nothing here reads.
 ANSWER_MAX_BYTES = 10_000
 
@@ -53,17 +56,17 @@ def push_token_check(*, mwim_site: MwimSite, token: str) -> bool:
 
 def push_allowed(*, mwim_site: MwimSite, now: float | None = None) -> int:
     """Count a push against the site's WEBAUDIT_MWIM_PUSH_PER_MINUTE; 0 when it may go on, else the seconds until
-    the next minute starts (the Retry-After). A fixed window per site in the cache: a leaked or buggy backend
-    can't queue more refreshes than that a minute."""
+    the next minute starts (the Retry-After). A fixed window per site, counted in the database with one atomic
+    increment, so every web process counts against the same limit: a leaked or buggy backend can't queue more
+    refreshes than that a minute, however many processes serve it."""
     now = time.time() if now is None else now
     minute = int(now // 60)
-    key = f"mwim-push:{mwim_site.pk}:{minute}"
-    cache.add(key, 0, timeout=120)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=120)
-        count = 1
+    with transaction.atomic():
+        window, created = PushWindow.objects.get_or_create(mwim_site=mwim_site, minute=minute)
+        if created:  # a new minute: the windows of earlier ones are of no use any more
+            PushWindow.objects.filter(mwim_site=mwim_site, minute__lt=minute).delete()
+        PushWindow.objects.filter(pk=window.pk).update(count=F("count") + 1)
+        count = PushWindow.objects.filter(pk=window.pk).values_list("count", flat=True).get()
     if count <= settings.WEBAUDIT_MWIM_PUSH_PER_MINUTE:
         return 0
     return max(1, (minute + 1) * 60 - int(now))
@@ -85,7 +88,13 @@ def indexnow_endpoints_clean(text: str) -> list[str]:
         parts = urlsplit(line)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
             raise ValueError(f"{line!r} is not an IndexNow endpoint URL (http(s)://host/path, no query)")
-        endpoints.append(line)
+        if line not in endpoints:  # each endpoint is told once, however often it was typed
+            endpoints.append(line)
+    if len(endpoints) > MAX_INDEXNOW_ENDPOINTS:
+        raise ValueError(
+            f"{len(endpoints)} IndexNow endpoints: at most {MAX_INDEXNOW_ENDPOINTS} (every search engine that takes"
+            " IndexNow shares what one endpoint is told)"
+        )
     return endpoints
 
 
@@ -97,7 +106,8 @@ def indexnow_announce(*, mwim_site: MwimSite, urls: list[str]) -> list[dict]:
     host = urlsplit(mwim_site.site.url).hostname or ""
     outcomes = []
     with PoliteFetcher(FetchSettings.from_settings(settings), max_bytes=ANSWER_MAX_BYTES) as polite:
-        for endpoint in mwim_site.indexnow_endpoints:
+        # Stored lists from before the cap are de-duplicated and cut here too.
+        for endpoint in list(dict.fromkeys(mwim_site.indexnow_endpoints))[:MAX_INDEXNOW_ENDPOINTS]:
             accepted, error = 0, ""
             for start in range(0, len(urls), URLS_PER_REQUEST):
                 batch = urls[start : start + URLS_PER_REQUEST]

@@ -25,6 +25,7 @@ from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, complete
 from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
 from sites.crawler.urls import PatternError, compile_patterns, normalize_url
+from sites.limits import crawl_setting_problem
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.external_cache import external_cache_lookup
 from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
@@ -105,6 +106,10 @@ def crawl_config_for(
     # What the caller asks for this one crawl wins over the site's settings, which win over the defaults.
     chosen = {"max_pages": max_pages, "max_depth": max_depth, **overrides}
     site_values.update({key: value for key, value in chosen.items() if value is not None})
+    for name, value in site_values.items():
+        problem = crawl_setting_problem(name, value)
+        if problem:
+            raise CrawlError(f"{problem.capitalize()} (sites/limits.py).")
     site_values.setdefault("extractors", extractors_for(site, settings.WEBAUDIT_PAGE_EXTRACTORS))
     return CrawlConfig.from_settings(settings, start_url=start_url, **site_values)
 

@@ -45,13 +45,15 @@ def test_check_url_reads_urls_from_a_file_and_skips_comments(site, tmp_path, cap
     [
         ([], "at least one URL"),
         (["--from", "/no/such/file.txt"], "Cannot read URLs"),
-        (["http://example.com/", "--concurrency", "0"], "--concurrency must be at least 1"),
-        (["not a url", "--json", "/no/such/dir/out.json"], "Cannot write"),
+        (["http://example.com/", "--concurrency", "0"], "--concurrency: must be between 1 and 32"),
+        (["http://example.com/", "--delay", "inf"], "--delay: must be a finite number"),
+        (["not a url", "--json", "/no/such/dir/out.json"], "cannot write"),
     ],
 )
-def test_check_url_rejects_bad_input_clearly(arguments, message):
-    with pytest.raises(CommandError, match=message):
+def test_check_url_rejects_bad_input_clearly_with_exit_status_2(arguments, message):
+    with pytest.raises(CommandError, match=message) as raised:
         call_command("check_url", *arguments)
+    assert raised.value.returncode == 2
 
 
 def test_check_url_refuses_a_binary_url_file_clearly(tmp_path):

@@ -19,13 +19,16 @@ pytestmark = pytest.mark.django_db
 
 
 class PageCountCommand(JobCommand):
+    pause = 0.0  # seconds each chunk takes (tests of slow steps set it)
+
     def add_job_arguments(self, parser) -> None:
         parser.add_argument("crawl_id")
         parser.add_argument("--chunk", type=int, default=2)
 
     def start_job(self, options) -> AnalysisJob:
         crawl = crawl_for_analysis(options["crawl_id"])
-        return job_start(kind="pagecount", crawl=crawl, parameters={"chunk": options["chunk"]}, enqueue=False)
+        parameters = {"chunk": options["chunk"], "pause": self.pause}
+        return job_start(kind="pagecount", crawl=crawl, parameters=parameters, enqueue=False)
 
 
 def run(*args: str) -> tuple[str, str]:

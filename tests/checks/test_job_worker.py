@@ -30,7 +30,7 @@ def start_worker(env: dict[str, str], log) -> subprocess.Popen:
     command = [
         sys.executable, "-m", "celery", "-A", "tests.checks.celery_with_test_kind", "worker", "-B",
         "-Q", "default,crawl", "--concurrency", "1", "--loglevel", "INFO",
-        "--without-gossip", "--without-mingle", "--schedule", str(log.parent / "beat-schedule"),
+        "--schedule", str(log.parent / "beat-schedule"),
     ]  # fmt: skip
     return subprocess.Popen(
         command, cwd=REPO, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True

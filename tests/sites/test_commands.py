@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -69,13 +70,22 @@ def test_audit_of_an_unreachable_site_fails_with_the_reason_and_still_writes_the
     [
         (["not a url"], "not an http"),
         (["ftp://example.com/"], "not an http"),
-        (["http://example.com/", "--max-pages", "0"], "--max-pages must be at least 1"),
-        (["http://example.com/", "--delay", "-1"], "--delay must be 0 or more"),
+        (["http://example.com/", "--max-pages", "0"], "--max-pages: must be between 1 and 10,000,000"),
+        (["http://example.com/", "--delay", "-1"], "--delay: must be between 0 and 60"),
+        (["http://example.com/", "--delay", "nan"], "--delay: must be a finite number"),
+        (["http://example.com/", "--delay", "inf"], "--delay: must be a finite number"),
+        (["http://example.com/", "--delay", "1e308"], "--delay: must be between 0 and 60"),
+        (["http://example.com/", "--max-pages", "99999999999999999999"], "--max-pages: must be between"),
+        (["http://example.com/", "--max-depth", "-1"], "--max-depth: must be between 0 and 10,000"),
+        (["http://example.com/", "--concurrency", "33"], "--concurrency: must be between 1 and 32"),
+        (["http://example.com/", "--concurrency", "two"], "'two' is not a whole number"),
+        (["http://example.com/", "--json", "/nonexistent/x.json"], "/nonexistent is not a writable folder"),
     ],
 )
-def test_audit_rejects_bad_arguments_with_a_clear_error(arguments, message):
-    with pytest.raises(CommandError, match=message):
+def test_audit_rejects_bad_arguments_with_a_clear_error_and_exit_status_2(arguments, message):
+    with pytest.raises(CommandError, match=message) as raised:
         call_command("audit", *arguments, "--quiet")
+    assert raised.value.returncode == 2
     assert not Crawl.objects.exists()
 
 
@@ -165,9 +175,7 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
     }
     env.update(DJANGO_SETTINGS_MODULE="webaudit.settings", WEBAUDIT_VAR_DIR=str(tmp_path))
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
-    subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True
-    )
+    # No collectstatic: serve collects the static files itself (without them every page answered 500).
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(closed_port)],
         cwd=REPO,
@@ -184,9 +192,14 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{closed_port}/login/", timeout=2) as response:
                     status = response.status
+                    page = response.read().decode()
             except OSError:
                 time.sleep(0.5)
         assert status == 200
+        stylesheet = re.search(r'href="(/static/[^"]+\.css)"', page)
+        assert stylesheet, page[:500]
+        with urllib.request.urlopen(f"http://127.0.0.1:{closed_port}{stylesheet[1]}", timeout=5) as response:
+            assert response.status == 200
         children = subprocess.run(
             ["pgrep", "-P", str(serve.pid)], capture_output=True, text=True
         ).stdout.split()

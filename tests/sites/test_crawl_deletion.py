@@ -231,15 +231,17 @@ def test_prune_crawls_keeps_the_newest_per_site_and_reports_json(capsys):
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
-        (["--keep", "0"], "at least 1"),
-        (["--keep", "many"], "invalid int value"),
+        (["--keep", "0"], "must be between 1 and 1,000,000"),
+        (["--keep", "many"], "'many' is not a whole number"),
         (["--keep", "2", "--site", "https://nowhere.example/"], "No site"),
         (["--keep", "2", "--site", "999999"], "No site"),
+        (["--keep", "2", "--site", "99999999999999999999999"], "No site"),
     ],
 )
-def test_prune_crawls_rejects_bad_arguments_with_a_clear_error(arguments, message):
-    with pytest.raises(CommandError, match=message):
+def test_prune_crawls_rejects_bad_arguments_with_a_clear_error_and_exit_status_2(arguments, message):
+    with pytest.raises(CommandError, match=message) as raised:
         call_command("prune_crawls", *arguments)
+    assert raised.value.returncode == 2
 
 
 def test_prune_crawls_deletes_nothing_when_its_report_cannot_be_written(tmp_path):

@@ -142,7 +142,9 @@ def test_the_progress_says_how_many_external_targets_are_left_and_at_what_rate(s
     )
     html_text = signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])).content.decode()
     shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html_text))
-    assert re.search(r"External targets120 checked \(40 from cache\), 180 left at (3\.0|2\.\d) a second", shown)
+    assert re.search(
+        r"External targets120 checked \(40 from cache\), 180 left at (3\.0|2\.\d) a second", shown
+    )
     summary = signed_in.get(reverse("sites:crawl_progress_json", args=[crawl.pk])).json()
     assert summary["external"]["left"] == 180 and summary["external"]["from_cache"] == 40
     # 120 targets in 40 s and however long the two requests above took (seconds on a loaded machine).

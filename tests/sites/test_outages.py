@@ -213,7 +213,9 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(
     # Two processes, as a production worker has more than one: one runs the crawl's step (its message
     # unacknowledged), the other waits for work (a BRPOP pending). That is the state in which a worker with
     # Celery's remote control (or gossip) exited on the connection loss with "'NoneType' object has no
-    # attribute 'hostname'" (docs/operations.md); with one process it never happened.
+    # attribute 'hostname'" (docs/operations.md); with one process it never happened. The worker is started
+    # as Celery's documentation does (no --without-gossip/--without-mingle): the app's consumer leaves them out.
+    assert not {"--without-gossip", "--without-mingle"} & set(celery_worker_command(concurrency=2))
     interrupted, _ = interrupted_crawl(deployment, generated_site_url, tmp_path, restart_redis, concurrency=2)
     assert_same_crawl(reference, interrupted, PAGES)
     assert waited["seconds"] <= RESUMED_WITHIN, waited

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from checks.checking import UrlCheck, urls_check
+from sites.cli import Command as WebauditCommand
+from sites.cli import bad_input, crawl_option, json_destination_check
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Tell whether each URL is ok, dead, soft-404 or failing, with the evidence (probe and classifier)."
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -21,22 +23,23 @@ class Command(BaseCommand):
         parser.add_argument(
             "--json", metavar="FILE", help="write {\"results\": [...]} here ('-' for standard output)"
         )
-        parser.add_argument("--concurrency", type=int, help="concurrent requests per host")
-        parser.add_argument("--delay", type=float, help="seconds between requests to one host")
+        parser.add_argument(
+            "--concurrency", type=crawl_option("concurrency"), help="concurrent requests per host (1-32)"
+        )
+        parser.add_argument(
+            "--delay", type=crawl_option("delay"), help="seconds between requests to one host (0-60)"
+        )
         parser.add_argument(
             "--ignore-robots", action="store_true", help="check URLs robots.txt disallows too"
         )
 
     def handle(self, *args, **options) -> None:
+        json_destination_check(options["json"])
         urls = list(options["urls"])
         if options["from_file"]:
             urls += self._read(options["from_file"])
         if not urls:
-            raise CommandError("Give at least one URL, or --from FILE.")
-        if options["concurrency"] is not None and options["concurrency"] < 1:
-            raise CommandError("--concurrency must be at least 1")
-        if options["delay"] is not None and options["delay"] < 0:
-            raise CommandError("--delay must be 0 or more")
+            raise bad_input("Give at least one URL, or --from FILE.")
         to_stdout = options["json"] == "-"
         results = urls_check(
             urls=urls,
@@ -60,7 +63,7 @@ class Command(BaseCommand):
         try:
             text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
         except (OSError, UnicodeDecodeError) as exc:
-            raise CommandError(f"Cannot read URLs from {path}: {exc}") from None
+            raise bad_input(f"Cannot read URLs from {path}: {exc}") from None
         return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
     def _print(self, result: UrlCheck) -> None:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 from django.template.loader import render_to_string
 
 from checks.jobs.cli import bad_input
 from mwim.ce import CEFormatError, decode
 from mwim.report import report_context
 from mwim.services.publish import write_atomically
+from sites.cli import Command as WebauditCommand
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Write a Content Extract FILE as a stand-alone HTML report (to standard output, or --output)."
 
     def add_arguments(self, parser: CommandParser) -> None:

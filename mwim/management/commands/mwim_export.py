@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from checks.jobs.cli import bad_input
 from mwim.services import mwim_export
+from sites.cli import Command as WebauditCommand
 from sites.models import Site
 
 
@@ -27,7 +28,7 @@ def site_lookup(value: str) -> Site:
     return site
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = (
         "Write SITE's sitemap.xml (or sitemap-index.xml and its parts), gzipped copies, and its CE files under "
         "DIR/ce/, from its latest finished crawl. The operator runs it: no ownership verification."

@@ -6,14 +6,15 @@ import json
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
 from checks.jobs.cli import bad_input, json_destination_check, json_write_atomically
 from mwim.reader import PullError, mwim_pull
+from sites.cli import Command as WebauditCommand
 from sites.http import FetchSettings
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = (
         "Fetch SITEMAP_URL, download into DIR only the CE files that changed since the last pull, decode them, "
         "and report the bytes transferred against the same pages' HTML (the MWIM paper's ΔS)."

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db import InterfaceError, OperationalError, connection
 
+from sites.cli import Command as WebauditCommand
+from sites.cli import bad_input, crawl_option, json_destination_check
 from sites.models import Crawl
 from sites.services.crawls import (
     CrawlError,
@@ -23,27 +22,7 @@ from sites.services.crawls import (
 from sites.services.leases import crawl_stalled_of
 from sites.services.reports import LINK_CHOICES, crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
-
-# What `timeout`, systemd and container runtimes send (SIGTERM), and a closed terminal (SIGHUP), stop an audit
-# as Ctrl-C does: the crawl is cancelled and the partial report written.
-STOP_SIGNALS = tuple(sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None)
-
-
-class Stopped(KeyboardInterrupt):
-    """A stop signal, delivered as Ctrl-C's KeyboardInterrupt so that every path handles both alike."""
-
-
-@contextmanager
-def signals_interrupt() -> Iterator[None]:
-    def interrupt(signum, frame):
-        raise Stopped(signal.Signals(signum).name)
-
-    previous = {sig: signal.signal(sig, interrupt) for sig in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+from sites.stop_signals import signals_interrupt, stop_signals_ignore, stopped_by
 
 
 class Progress:
@@ -84,27 +63,35 @@ class Progress:
             self.bar.close()
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Crawl a site (registering it if new) and write a JSON report of its pages and links."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("url", help="the start URL, e.g. https://example.com/")
-        parser.add_argument("--max-pages", type=int, help="stop after this many pages of the site")
         parser.add_argument(
-            "--max-depth", type=int, help="follow links at most this many clicks from the start"
+            "--max-pages", type=crawl_option("max_pages"), help="stop after this many pages of the site"
         )
-        parser.add_argument("--concurrency", type=int, help="concurrent requests per host")
-        parser.add_argument("--delay", type=float, help="seconds between requests to one host")
+        parser.add_argument(
+            "--max-depth",
+            type=crawl_option("max_depth"),
+            help="follow links at most this many clicks from the start",
+        )
+        parser.add_argument(
+            "--concurrency", type=crawl_option("concurrency"), help="concurrent requests per host (1-32)"
+        )
+        parser.add_argument(
+            "--delay", type=crawl_option("delay"), help="seconds between requests to one host (0-60)"
+        )
         parser.add_argument(
             "--fetch-concurrency",
-            type=int,
-            help="requests at once across all hosts (default WEBAUDIT_FETCH_CONCURRENCY, 128)",
+            type=crawl_option("fetch_concurrency"),
+            help="requests at once across all hosts (1-1024; default WEBAUDIT_FETCH_CONCURRENCY, 128)",
         )
         parser.add_argument(
             "--external-cache-hours",
-            type=float,
+            type=crawl_option("external_cache_hours"),
             help="reuse an external target's verdict checked by the owner's crawls within this many hours "
-            "(default: the site's setting, else WEBAUDIT_EXTERNAL_CACHE_HOURS, 24; 0 checks every target)",
+            "(0-8760; default: the site's setting, else WEBAUDIT_EXTERNAL_CACHE_HOURS, 24; 0 checks every target)",
         )
         parser.add_argument("--json", metavar="FILE", help="write the report here ('-' for standard output)")
         parser.add_argument(
@@ -127,18 +114,8 @@ class Command(BaseCommand):
         parser.add_argument("--quiet", action="store_true", help="no progress output")
 
     def handle(self, *args, **options) -> None:
-        for name in ("max_pages", "concurrency"):
-            if options[name] is not None and options[name] < 1:
-                raise CommandError(f"--{name.replace('_', '-')} must be at least 1")
-        if options["max_depth"] is not None and options["max_depth"] < 0:
-            raise CommandError("--max-depth must be 0 or more")
-        if options["delay"] is not None and options["delay"] < 0:
-            raise CommandError("--delay must be 0 or more")
-        if options["fetch_concurrency"] is not None and not 1 <= options["fetch_concurrency"] <= 1024:
-            raise CommandError("--fetch-concurrency must be between 1 and 1024")
-        hours = options["external_cache_hours"]
-        if hours is not None and not 0 <= hours <= 8760:
-            raise CommandError("--external-cache-hours must be between 0 and 8760 (a year)")
+        # The report's destination is checked before the crawl: a crawl whose report cannot be written is lost.
+        json_destination_check(options["json"])
         owner, _ = get_user_model().objects.get_or_create(username=options["user"])
         quiet = options["quiet"] or options["json"] == "-"
         with signals_interrupt():
@@ -171,7 +148,7 @@ class Command(BaseCommand):
                     external_cache_hours=options["external_cache_hours"],
                 )
         except (SiteError, CrawlError) as exc:
-            raise CommandError(str(exc)) from None
+            raise bad_input(str(exc)) from None
         if not quiet and stalled is None:
             self.stderr.write(
                 f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); crawl {crawl.pk}"
@@ -185,11 +162,9 @@ class Command(BaseCommand):
             )
         except KeyboardInterrupt as exc:
             # Ignore a second signal while the crawl is cancelled and its report written.
-            for sig in STOP_SIGNALS:
-                signal.signal(sig, signal.SIG_IGN)
+            stop_signals_ignore()
             crawl_cancel(crawl=crawl)
-            cause = f"Stopped by {exc}" if isinstance(exc, Stopped) else "Interrupted"
-            self.stderr.write(f"{cause}: crawl cancelled; writing what was found.")
+            self.stderr.write(f"{stopped_by(exc)}: crawl cancelled; writing what was found.")
             return crawl
         finally:
             progress.close()

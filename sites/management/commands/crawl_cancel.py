@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 
+from sites.cli import Command as WebauditCommand
+from sites.cli import bad_input
 from sites.models import Crawl
 from sites.services.crawls import crawl_cancel
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = (
         "Cancel queued or running crawls (what they fetched stays); their workers stop at their next batch. "
         "Exit status 1 if a crawl does not exist or had already ended."
@@ -20,8 +22,8 @@ class Command(BaseCommand):
     def handle(self, *args, crawl_ids: list[str], **options) -> None:
         ids = []
         for value in crawl_ids:
-            if not value.isdigit():
-                raise CommandError(f"{value!r} is not a crawl number", returncode=2)
+            if not value.isdigit() or len(value) > 18:
+                raise bad_input(f"{value!r} is not a crawl number")
             ids.append(int(value))
         problems = []
         for crawl_id in ids:

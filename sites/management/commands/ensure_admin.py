@@ -7,10 +7,12 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
+
+from sites.cli import Command as WebauditCommand
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Create the admin superuser if missing (password from WEBAUDIT_ADMIN_PASSWORD or generated)."
 
     def add_arguments(self, parser: CommandParser) -> None:

@@ -8,19 +8,24 @@ import sys
 from contextlib import AbstractContextManager
 from typing import TextIO
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandParser
 from django.db.models import Q
 
+from sites.cli import Command as WebauditCommand
+from sites.cli import bad_input, bounded
 from sites.models import Site
 from sites.services.retention import crawls_beyond, crawls_delete, deletion_summary
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Delete the oldest ended crawls of each site (or of the sites named), keeping the newest --keep."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
-            "--keep", type=int, required=True, help="ended crawls to keep per site (1 or more)"
+            "--keep",
+            type=bounded(int, 1, 1_000_000, "--keep"),
+            required=True,
+            help="ended crawls to keep per site (1 or more)",
         )
         parser.add_argument("--site", action="append", default=[], help="a site's id or URL; repeatable")
         parser.add_argument(
@@ -30,7 +35,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options) -> None:
         if options["keep"] < 1:
-            raise CommandError("--keep must be at least 1 (the admin deletes every crawl of a site)")
+            raise bad_input("--keep must be at least 1 (the admin deletes every crawl of a site)")
         sites = self._sites(options["site"])
         # The report's file is opened before anything is deleted: a deletion nobody can read about is lost.
         output = self._open(options["json"])
@@ -56,9 +61,11 @@ class Command(BaseCommand):
             return list(Site.objects.order_by("pk"))
         sites = []
         for value in wanted:
-            match = Site.objects.filter(Q(pk=int(value)) if value.isdigit() else Q(url=value)).first()
+            match = Site.objects.filter(
+                Q(pk=int(value)) if value.isdigit() and len(value) < 19 else Q(url=value)
+            ).first()
             if match is None:
-                raise CommandError(f"No site {value!r}: give a site's id or its URL as registered")
+                raise bad_input(f"No site {value!r}: give a site's id or its URL as registered")
             sites.append(match)
         return sites
 
@@ -70,6 +77,4 @@ class Command(BaseCommand):
         try:
             return open(destination, "w", encoding="utf-8")  # noqa: SIM115 - closed after the deletion
         except OSError as exc:
-            raise CommandError(
-                f"Cannot write to {destination}: {exc.strerror}; nothing was deleted"
-            ) from None
+            raise bad_input(f"Cannot write to {destination}: {exc.strerror}; nothing was deleted") from None

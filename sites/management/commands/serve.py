@@ -7,7 +7,11 @@ import subprocess
 import sys
 import time
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management import call_command
+from django.core.management.base import CommandError, CommandParser
+
+from sites.cli import Command as WebauditCommand
+from sites.cli import bounded
 
 
 def celery_worker_command(
@@ -15,8 +19,9 @@ def celery_worker_command(
 ) -> list[str]:
     """The Celery worker of the embedded setup: both queues, and (-B) the beat that resumes stalled crawls.
 
-    Without gossip and mingle (worker-to-worker events nothing here uses): on Redis, gossip's channel on the
-    worker's broker connection made the worker exit when Redis restarted (docs/operations.md)."""
+    As Celery's documentation starts a worker: gossip and mingle (worker-to-worker events nothing here uses,
+    whose channels made the worker exit when Redis restarted, docs/operations.md) are left out by the app's
+    own consumer (webaudit/worker.py), not by command-line flags."""
     return [
         sys.executable,
         "-m",
@@ -31,24 +36,28 @@ def celery_worker_command(
         str(concurrency),
         "--loglevel",
         loglevel,
-        "--without-gossip",
-        "--without-mingle",
         *extra,
     ]
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = "Run the web server and a Celery worker together until interrupted."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
-        parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--web-workers", type=int, default=2)
+        parser.add_argument("--port", type=bounded(int, 1, 65535, "--port"), default=8000)
+        parser.add_argument("--web-workers", type=bounded(int, 1, 64, "--web-workers"), default=2)
         parser.add_argument(
-            "--worker-concurrency", type=int, default=2, help="crawls the Celery worker runs at once"
+            "--worker-concurrency",
+            type=bounded(int, 1, 64, "--worker-concurrency"),
+            default=2,
+            help="crawls the Celery worker runs at once",
         )
 
     def handle(self, *args, **options) -> None:
+        # The pages name their static files through the manifest collectstatic writes: without it every page
+        # answers 500. Collecting is quick and leaves unchanged files alone, so serve does it on every start.
+        call_command("collectstatic", interactive=False, verbosity=0)
         python = sys.executable
         commands = {
             "web": [

@@ -1,0 +1,76 @@
+"""What every command shares: exit status 2 and one line for bad input, bounded numeric options, and output
+files checked before any work is done."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import NoReturn
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from sites.limits import CRAWL_RANGES, out_of_range
+
+BAD_INPUT = 2  # exit status for input a command cannot work with; 1 is for work that ran and failed
+
+
+def bad_input(message: str) -> CommandError:
+    return CommandError(message, returncode=BAD_INPUT)
+
+
+def bounded(kind: type, low: float, high: float, name: str = "value"):
+    """An argparse `type` reading an int or a finite float within [low, high]; else a one-line error."""
+
+    def parse(raw: str):
+        try:
+            value = kind(raw)
+        except (TypeError, ValueError):
+            noun = "a whole number" if kind is int else "a number"
+            raise argparse.ArgumentTypeError(f"{raw!r} is not {noun}") from None
+        problem = out_of_range("", value, low, high)  # argparse says "argument NAME: " before it
+        if problem:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+def crawl_option(name: str):
+    """The argparse type of a crawl setting's option (--max-pages, --delay …), bounded by sites.limits."""
+    low, high = CRAWL_RANGES[name]
+    kind = float if isinstance(low, float) else int
+    return bounded(kind, low, high, "--" + name.replace("_", "-"))
+
+
+def json_destination_check(path: str | None) -> None:
+    """Refuse an output path that cannot be written, before any work is done ('-' and None pass)."""
+    if path in (None, "-"):
+        return
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise bad_input(f"cannot write {path}: it is a directory")
+    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
+        raise bad_input(f"cannot write {path}: {folder} is not a writable folder")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise bad_input(f"cannot write {path}: permission denied")
+
+
+class OneLineParser(CommandParser):
+    """argparse's errors as one line and exit status 2 (not the usage block), through call_command too."""
+
+    def error(self, message: str) -> NoReturn:
+        if self.called_from_command_line:
+            sys.stderr.write(f"{self.prog}: error: {message}\n")
+            sys.exit(BAD_INPUT)
+        raise bad_input(f"Error: {message}")
+
+
+class Command(BaseCommand):
+    """Base of webaudit's commands: bad input, including argparse's, exits 2 with one line."""
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
+        parser = super().create_parser(prog_name, subcommand, **kwargs)
+        parser.__class__ = OneLineParser  # Django builds a CommandParser; this changes only its error()
+        return parser
