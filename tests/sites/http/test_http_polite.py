@@ -235,7 +235,7 @@ def test_a_scheduled_fetcher_reads_robots_once_for_every_caller_waiting_on_it(ht
         assert not fetcher.allowed(site + "/private/x") and fetcher.allowed(site + "/public/x")
         assert fetcher.crawl_delay(site + "/public/x") == 0.3
         assert fetcher.take_fetched_robots() == {
-            site: "User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n"
+            site: ("User-agent: *\nDisallow: /private/\nCrawl-delay: 0.3\n", None)  # (text, no failure)
         }
         assert fetcher.take_fetched_robots() == {}
 
