@@ -207,6 +207,10 @@ class Page(models.Model):
     )
     failing_since = models.DateTimeField(null=True, blank=True)
 
+    # The site's sitemaps list this URL (sites.services.sitemaps). A listed page no crawled page links to is an
+    # orphan: the crawl fetches it all the same, from the sitemap.
+    in_sitemap = models.BooleanField(default=False)
+
     objects = PageQuerySet.as_manager()
 
     class Meta:
@@ -319,3 +323,25 @@ class RobotsFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.origin}/robots.txt"
+
+
+class Sitemap(models.Model):
+    """One sitemap file a crawl read: declared in robots.txt, at /sitemap.xml, or listed by a sitemap index."""
+
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="sitemaps")
+    url = models.TextField()
+    declared_in = models.CharField(
+        max_length=16, help_text="robots.txt, the well-known /sitemap.xml, or a sitemap index."
+    )
+    is_index = models.BooleanField(default=False)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    urls_listed = models.PositiveIntegerField(default=0, help_text="<loc> entries it held.")
+    error = models.CharField(
+        max_length=300, blank=True, help_text="Why it could not be read, if it could not."
+    )
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.url

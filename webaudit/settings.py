@@ -307,6 +307,8 @@ WEBAUDIT_DECAY_MAX_FETCHES = env_int("WEBAUDIT_DECAY_MAX_FETCHES", 5000, minimum
 # Analyses that add columns to every page of a crawl's report (JSON and CSV), named here so that the sites app
 # never imports them (sites/services/reports.py, report_page_extensions).
 WEBAUDIT_REPORT_PAGE_EXTENSIONS = ["checks.decay.report:page_decay"]
+# Functions `(crawl) -> [CrawlIssue]` adding analyses' kinds to a crawl's issues overview (sites.services.issues).
+WEBAUDIT_CRAWL_ISSUE_PROVIDERS = ["checks.decay.issues:decay_issues"]
 
 LOGGING = {
     "version": 1,

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -15,12 +12,9 @@ from checks.jobs.context import JobInputError
 from checks.jobs.services import job_cancel, job_enqueue, job_follow, job_report_json, job_run
 from checks.models import AnalysisJob
 from sites.models import Crawl
+from webaudit.cli import BAD_INPUT, bad_input, json_destination_check, json_write_atomically
 
-BAD_INPUT = 2  # exit status for input the command cannot work with; 1 is for a job that ran and failed
-
-
-def bad_input(message: str) -> CommandError:
-    return CommandError(message, returncode=BAD_INPUT)
+__all__ = ["BAD_INPUT", "bad_input", "json_destination_check", "json_write_atomically"]
 
 
 def crawl_for_analysis(value: Any) -> Crawl:
@@ -34,31 +28,6 @@ def crawl_for_analysis(value: Any) -> Crawl:
     if crawl.status != Crawl.Status.FINISHED:
         raise bad_input(f"crawl #{crawl.pk} is {crawl.status}; only a finished crawl can be analysed")
     return crawl
-
-
-def json_destination_check(path: str) -> None:
-    """Refuse a --json path that cannot be written, before any work is done."""
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise bad_input(f"cannot write {path}: it is a directory")
-    if not os.path.isdir(folder) or not os.access(folder, os.W_OK | os.X_OK):
-        raise bad_input(f"cannot write {path}: {folder} is not a writable folder")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise bad_input(f"cannot write {path}: permission denied")
-
-
-def json_write_atomically(path: str, text: str) -> None:
-    """Write the whole report or nothing: a reader never sees half a file, and a failure keeps the old one."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".part")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 class JobProgress:
