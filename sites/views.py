@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from sites.forms import PageFilterForm, ShareForm, SiteForm
+from sites.forms import BrokenTargetsForm, PageFilterForm, ShareForm, SiteForm
 from sites.models import Crawl, Site
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 from sites.services.dashboard import (
@@ -30,6 +30,13 @@ from sites.services.dashboard import (
     report_status_counts,
     site_verdict_summary,
     sites_with_last_crawl,
+)
+from sites.services.issues import (
+    broken_target_sources,
+    crawl_broken_targets,
+    crawl_health,
+    crawl_issues,
+    crawl_sitemap_summary,
 )
 from sites.services.reports import (
     CSV_LINK_COLUMNS,
@@ -50,6 +57,9 @@ CRAWLS_PER_PAGE = 20
 ROWS_PER_PAGE = 50
 # Each soft-404 row carries its evidence and stands several lines tall: fewer rows keep the section scannable.
 SOFT404_ROWS_PER_PAGE = 20
+# Each broken target carries its (expandable) source pages.
+TARGETS_PER_PAGE = 25
+SITEMAP_URLS_SHOWN = 20
 # json.iterencode yields tokens of a few bytes; sending them in ~64 KB pieces keeps the stream cheap.
 JSON_CHUNK_CHARS = 64 * 1024
 
@@ -169,6 +179,13 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     pages = Paginator(report_pages(crawl=crawl, page_filter=page_filter), ROWS_PER_PAGE)
     soft404_pages = Paginator(report_soft404_pages(crawl=crawl), SOFT404_ROWS_PER_PAGE)
     links = Paginator(report_broken_links(crawl=crawl), ROWS_PER_PAGE)
+    targets_form = BrokenTargetsForm(request.GET)
+    target_scope, target_order = targets_form.choice()
+    targets = Paginator(
+        crawl_broken_targets(crawl=crawl, scope=target_scope, order=target_order, with_sources=False),
+        TARGETS_PER_PAGE,
+    ).get_page(request.GET.get("tpage"))
+    broken_target_sources(crawl=crawl, targets=targets.object_list)
     soft404_page = soft404_pages.get_page(request.GET.get("spage"))
     soft404_page.object_list = inlinks_count(crawl=crawl, pages=list(soft404_page.object_list))
     page_rows = pages.get_page(request.GET.get("page"))
@@ -184,6 +201,12 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
         "can_manage": _can_manage(request.user, crawl.site),
+        "issues": crawl_issues(crawl=crawl),
+        "health": crawl_health(crawl=crawl),
+        "broken_targets": targets,
+        "target_scope": target_scope,
+        "target_order": target_order,
+        "sitemap": crawl_sitemap_summary(crawl=crawl, limit=SITEMAP_URLS_SHOWN, detail=True),
     }
     return render(request, "sites/crawl_detail.html", context)
 

@@ -251,12 +251,17 @@ ISSUE_KINDS: tuple[IssueKind, ...] = (
 ISSUE_KINDS_BY_NAME = {kind.kind: kind for kind in ISSUE_KINDS}
 
 
-def issue_pages(*, crawl: Crawl, kind: str) -> QuerySet[Page]:
-    """The pages one issue kind lists (the page table's ?issue=KIND); ValueError for a kind it does not know."""
+def issue_condition(*, crawl: Crawl, kind: str) -> Q:
+    """The condition on the crawl's pages that one issue kind lists (the page table's ?issue=KIND); ValueError
+    for a kind it does not know."""
     queries = _issue_queries(crawl)
     if kind not in queries:
         raise ValueError(f"unknown issue kind {kind!r}")
-    return _crawl_pages(crawl).filter(queries[kind])
+    return queries[kind]
+
+
+def issue_pages(*, crawl: Crawl, kind: str) -> QuerySet[Page]:
+    return _crawl_pages(crawl).filter(issue_condition(crawl=crawl, kind=kind))
 
 
 def issue_kind_choices() -> list[tuple[str, str]]:

@@ -50,3 +50,18 @@ def page_query(context, param: str, number: int) -> str:
     query = context["request"].GET.copy()
     query[param] = number
     return "?" + query.urlencode()
+
+
+@register.simple_tag(takes_context=True)
+def sort_query(context, param: str, order: str, page_param: str) -> str:
+    """The current query string with the sort `param` set to `order`, back on the table's first page."""
+    query = context["request"].GET.copy()
+    query[param] = order
+    query.pop(page_param, None)
+    return "?" + query.urlencode()
+
+
+@register.filter
+def severity_class(severity: str) -> str:
+    """The CSS class of an issue's severity badge: sev-error, sev-warning or sev-notice."""
+    return f"sev-{severity}" if severity in ("error", "warning", "notice") else "sev-notice"
