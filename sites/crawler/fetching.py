@@ -89,9 +89,16 @@ class CrawlSession:
         if config.classify:
             self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
-    def _polite_fetch(self, url: str) -> FetchResult:
+    def _polite_fetch(self, url: str, max_bytes: int | None = None) -> FetchResult:
         with self.throttle.slot(site_key(url), self._crawl_delay(url)):
-            return self.fetcher.fetch(url)
+            return self.fetcher.fetch(url, max_bytes=max_bytes)
+
+    def polite_fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
+        """Fetch one URL outside the page batches (a sitemap), within the host's politeness."""
+        return self._polite_fetch(url, max_bytes)
+
+    def robots_allow(self, url: str) -> bool:
+        return self._robots_allow(url)
 
     def _robots_allow(self, url: str) -> bool:
         rules = self.rules.get(origin(url)) if self.config.obey_robots else None
