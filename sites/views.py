@@ -50,7 +50,15 @@ from sites.services.reports import (
     page_extension_columns,
 )
 from sites.services.retention import CrawlActiveError, crawl_delete, deletion_summary
-from sites.services.sites import SiteError, site_create, site_share
+from sites.services.sites import (
+    SiteError,
+    site_create,
+    site_delete,
+    site_deletion_summary,
+    site_share,
+    site_unshare,
+    site_update,
+)
 
 SITES_PER_PAGE = 25
 CRAWLS_PER_PAGE = 20
@@ -103,6 +111,70 @@ def site_add(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Added {site}. Start a crawl when you are ready.")
             return redirect("sites:detail", site_id=site.pk)
     return render(request, "sites/site_form.html", {"form": form})
+
+
+def _managed_site(request: HttpRequest, site_id: int) -> Site:
+    site = _visible_site(request, site_id)
+    if not _can_manage(request.user, site):
+        raise PermissionDenied("Only the site's owner can change it.")
+    return site
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def site_edit(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _managed_site(request, site_id)
+    form = SiteForm(request.POST or None, instance=site)
+    if request.method == "POST" and form.is_valid():
+        try:
+            site_update(
+                site=site,
+                url=form.cleaned_data["url"],
+                name=form.cleaned_data["name"],
+                **form.crawl_settings(),
+            )
+        except SiteError as exc:
+            form.add_error("url", str(exc))
+        else:
+            messages.success(request, f"Saved the settings of {site}; the next crawl uses them.")
+            return redirect("sites:detail", site_id=site.pk)
+    return render(request, "sites/site_form.html", {"form": form, "site": site})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def site_delete_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    """GET asks for confirmation with what would be deleted, counted; POST deletes. Only the owner may."""
+    site = _managed_site(request, site_id)
+    if request.method == "POST":
+        try:
+            site_delete(site=site)
+        except SiteError as exc:
+            messages.error(request, str(exc))
+            return redirect("sites:detail", site_id=site.pk)
+        messages.success(request, f"Deleted {site} with its crawls and everything they found.")
+        return redirect("sites:list")
+    context = {
+        "site": site,
+        "summary": site_deletion_summary(site=site),
+        "active_crawl": site.crawls.filter(status__in=Crawl.ACTIVE).first(),
+    }
+    return render(request, "sites/site_delete.html", context)
+
+
+@login_required
+@require_POST
+def site_unshare_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _managed_site(request, site_id)
+    try:
+        user_id = int(request.POST.get("user", ""))
+    except ValueError:
+        return HttpResponse("user must be a user's number", status=400, content_type="text/plain")
+    if site_unshare(site=site, user_id=user_id):
+        messages.success(request, f"{site} is no longer shared with that user.")
+    else:
+        messages.info(request, f"{site} was not shared with that user.")
+    return redirect("sites:detail", site_id=site.pk)
 
 
 def _site_detail(request: HttpRequest, site: Site, share_form: ShareForm | None = None) -> HttpResponse:

@@ -149,6 +149,10 @@ def crawl_cancel(*, crawl: Crawl) -> bool:
     cancelled = Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(
         status=Crawl.Status.CANCELLED, finished_at=timezone.now()
     )
+    if cancelled:
+        # Batches being written when the cancel came were waited for (the crawl's row lock), and none is written
+        # after it (frontier_record): the counters now say what is stored, for good.
+        crawl_recount(crawl=crawl)
     crawl.refresh_from_db()
     if cancelled:
         crawls_prune(site=crawl.site)

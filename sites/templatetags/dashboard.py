@@ -65,3 +65,23 @@ def sort_query(context, param: str, order: str, page_param: str) -> str:
 def severity_class(severity: str) -> str:
     """The CSS class of an issue's severity badge: sev-error, sev-warning or sev-notice."""
     return f"sev-{severity}" if severity in ("error", "warning", "notice") else "sev-notice"
+
+
+# The singular of each table name deletion summaries count (sites.services.retention).
+_SINGULARS = {
+    "crawls": "crawl",
+    "pages": "page",
+    "page bodies": "page body",
+    "page extracts": "page extract",
+    "links": "link",
+    "robots.txt files": "robots.txt file",
+    "directory probes": "directory probe",
+    "analysis jobs": "analysis job",
+}
+
+
+@register.filter
+def counted(count: int, plural: str) -> str:
+    """ "1 crawl", "2 crawls", "1,234 links": a count with its noun agreeing."""
+    noun = _SINGULARS.get(plural, plural) if count == 1 else plural
+    return f"{count:,} {noun}"
