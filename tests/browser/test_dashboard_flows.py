@@ -101,7 +101,9 @@ def test_add_a_site_crawl_it_watch_it_live_and_act_on_its_issues(
             timeout=60_000,
         )
     except PlaywrightTimeout:
-        raise AssertionError(f"the crawl did not show live; worker log:\n{worker.read_text()[-3000:]}") from None
+        raise AssertionError(
+            f"the crawl did not show live; worker log:\n{worker.read_text()[-3000:]}"
+        ) from None
     assert page.evaluate("window.stillTheSamePage === true")
     page.screenshot(path=str(artifacts / "3-live.png"), full_page=True)
 
