@@ -175,3 +175,38 @@ def test_the_site_page_manages_the_site(signed_in_page, live_server, owner, arti
     page.click("button:has-text('Delete site')")
     page.wait_for_url(f"{live_server.url}/sites/")
     assert not Site.objects.filter(pk=site.pk).exists()
+
+
+def test_the_ce_viewer_keeps_long_urls_and_the_fingerprint_inside_their_cards(
+    signed_in_page, live_server, owner, artifacts
+):
+    from django.utils import timezone
+
+    from mwim.ce import decode
+    from mwim.models import ContentExtractFile
+    from tests.mwim.factories import ce_bytes, make_mwim_site
+
+    mwim_site = make_mwim_site(owner, published_at=timezone.now())
+    url = mwim_site.site.url + "/".join(["a-rather-long-directory-name-without-any-break"] * 5) + "/page.html"
+    data = ce_bytes(url, "apples")
+    row = ContentExtractFile.objects.create(
+        mwim_site=mwim_site,
+        url=url,
+        url_key="b" * 40,
+        data=data,
+        fingerprint=decode(data).fingerprint_text,
+        updated_at=timezone.now(),
+    )
+    page = signed_in_page
+    page.goto(f"{live_server.url}/mwim/sites/{mwim_site.site_id}/ce/{row.url_key}/")
+    page.wait_for_selector("text=Token dictionary")
+    page.screenshot(path=str(artifacts / "ce-viewer.png"), full_page=True)
+    cards_overflowing = page.evaluate(
+        """[...document.querySelectorAll('.card')].filter(card =>
+             [...card.querySelectorAll('dd, code, td')].some(el => {
+               const a = el.getBoundingClientRect(), b = card.getBoundingClientRect();
+               return a.right > b.right + 1 && !el.closest('.table-wrap');
+             })).length"""
+    )
+    assert cards_overflowing == 0
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
