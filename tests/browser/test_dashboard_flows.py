@@ -245,3 +245,29 @@ def test_run_decay_on_a_crawl_and_find_its_high_decay_pages_in_the_overview(
     page.wait_for_url("**dmin=0.5**#decay-pages")
     page.screenshot(path=str(artifacts / "2-high-decay-pages.png"), full_page=True)
     assert "whatsnew/changelog.html" in page.locator("#fix-first ~ .table-wrap").first.inner_text()
+
+
+def test_run_page_types_on_a_crawl(
+    signed_in_page, live_server, owner, docs_site, worker, redis_url, artifacts
+):
+    from checks.models import AnalysisJob
+    from checks.tasks import analysis_step
+    from sites.services.crawls import crawl_run, crawl_start
+    from sites.services.sites import site_create
+
+    site = site_create(owner=owner, url=docs_site, name="Docs", check_external=False)
+    crawl = crawl_run(crawl=crawl_start(site=site, enqueue=False))
+    page = signed_in_page
+    page.goto(f"{live_server.url}/sites/crawls/{crawl.pk}/")
+    page.click("button:has-text('Run page types')")
+    page.wait_for_selector("#job-progress")
+    job = AnalysisJob.objects.get(crawl=crawl)
+    with celery_app.connection_for_write(redis_url) as broker:
+        analysis_step.apply_async((job.pk,), connection=broker)
+    try:
+        page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
+    except PlaywrightTimeout:
+        raise AssertionError(f"the job did not finish; worker log:\n{worker.read_text()[-3000:]}") from None
+    page.screenshot(path=str(artifacts / "page-types.png"), full_page=True)
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FINISHED and job.result
