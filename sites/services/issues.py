@@ -106,7 +106,9 @@ def _issue_queries(crawl: Crawl) -> dict[str, Q]:
     pages = _crawl_pages(crawl)
     redirected = pages.filter(~Q(redirects=[]), state=Page.State.DONE, verdict=Verdict.OK)
     noindex = pages.filter(is_internal=True, noindex=True)
-    robots = pages.filter(error_kind="robots")
+    robots = pages.filter(
+        error_kind="robots", is_internal=True
+    )  # another site's robots.txt is not ours to fix
     listed = pages.filter(in_sitemap=True)
     return {
         "broken_internal": Q(is_internal=True, verdict=Verdict.DEAD) & ~Q(error_kind__in=NOT_CHECKED_KINDS),

@@ -178,3 +178,11 @@ def test_the_command_refuses_bad_input_with_exit_status_2(arguments, message):
     with pytest.raises(CommandError, match=message) as raised:
         call_command("crawl_issues", *arguments)
     assert raised.value.returncode == 2
+
+
+def test_only_the_sites_own_robots_txt_makes_a_linked_page_blocked(crawl):
+    home = crawl.pages.get(url=SITE + "/")
+    make_link(home, make_page(crawl, SITE + "/private/", None, error_kind="robots"))
+    make_link(home, make_page(crawl, "https://other.example/x", None, is_internal=False, error_kind="robots"))
+    counts = {issue.kind: issue.count for issue in crawl_issues(crawl=crawl)}
+    assert counts["robots_linked"] == 1
