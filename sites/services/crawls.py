@@ -34,7 +34,7 @@ from sites.services.leases import (
 )
 from sites.services.retention import crawls_prune
 from sites.services.sitemaps import NOT_READ as SITEMAPS_NOT_READ
-from sites.services.sitemaps import sitemap_orphans_admit, sitemaps_read
+from sites.services.sitemaps import sitemap_orphans_admit, sitemaps_pending, sitemaps_read
 
 log = logging.getLogger(__name__)
 
@@ -219,6 +219,9 @@ def crawl_step(
                 return StepResult(more=True)
             status = frontier_status(crawl=crawl, lease_seconds=lease)
             if status.finished:
+                if sitemaps_pending(crawl=crawl):
+                    _heartbeat(crawl)
+                    return StepResult(more=True, wait=1.0)
                 if sitemap_orphans_admit(crawl=crawl, config=config):
                     continue  # the sitemap's orphans are crawled too
                 crawl_finish(crawl=crawl)

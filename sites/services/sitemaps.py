@@ -10,10 +10,11 @@ guard, size and time limits) and its per-host politeness.
 
 from __future__ import annotations
 
-import logging
+from datetime import timedelta
 
 from django.db import transaction
 from django.db.models import F
+from django.utils import timezone
 
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession
@@ -21,14 +22,15 @@ from sites.crawler.sitemaps import MAX_FILE_BYTES, SitemapError, parse_sitemap, 
 from sites.crawler.urls import normalize_url, origin
 from sites.models import Crawl, Page, RobotsFile, Sitemap, SitemapUrl, url_key
 
-log = logging.getLogger(__name__)
-
 # Sitemap files read per crawl (indexes included), and listed URLs kept: a site with more lists them past what
 # one audit acts on, and a hostile index cannot make the crawl read forever.
 MAX_SITEMAP_FILES = 50
 MAX_SITEMAP_URLS = 50_000
 
-NOT_READ, READ, ORPHANS_ADMITTED = 0, 1, 2
+# Crawl.sitemap_phase. READING is held by the one step that reads; another lane whose links run out meanwhile
+# waits for it (sitemaps_pending), for at most READ_TIMEOUT after the crawl started (a reader that died).
+NOT_READ, READ, ORPHANS_ADMITTED, READING = 0, 1, 2, 3
+READ_TIMEOUT = timedelta(minutes=15)
 
 
 def _declared(crawl: Crawl, session: CrawlSession) -> list[tuple[str, str]]:
@@ -47,7 +49,7 @@ def _declared(crawl: Crawl, session: CrawlSession) -> list[tuple[str, str]]:
 def sitemaps_read(*, crawl: Crawl, session: CrawlSession) -> int:
     """Read the site's sitemaps once per crawl (the first step of any lane to get here does it); return the
     requests made. A sitemap that cannot be read is recorded with why, and the crawl goes on."""
-    if not Crawl.objects.filter(pk=crawl.pk, sitemap_phase=NOT_READ).update(sitemap_phase=READ):
+    if not Crawl.objects.filter(pk=crawl.pk, sitemap_phase=NOT_READ).update(sitemap_phase=READING):
         return 0
     queue = _declared(crawl, session)
     seen: set[str] = set()
@@ -93,8 +95,17 @@ def sitemaps_read(*, crawl: Crawl, session: CrawlSession) -> int:
         batch_size=1000,
         ignore_conflicts=True,
     )
+    Crawl.objects.filter(pk=crawl.pk, sitemap_phase=READING).update(sitemap_phase=READ)
     Crawl.objects.filter(pk=crawl.pk).update(requests_made=F("requests_made") + requests)
     return requests
+
+
+def sitemaps_pending(*, crawl: Crawl) -> bool:
+    """Whether another step is still reading the sitemaps (the crawl must not finish before their orphans)."""
+    started = (
+        Crawl.objects.filter(pk=crawl.pk, sitemap_phase=READING).values_list("started_at", flat=True).first()
+    )
+    return started is not None and timezone.now() - started < READ_TIMEOUT
 
 
 def sitemap_orphans_admit(*, crawl: Crawl, config: CrawlConfig) -> int:

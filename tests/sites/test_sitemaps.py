@@ -163,3 +163,25 @@ def test_a_hostile_sitemap_is_recorded_as_refused_and_the_crawl_goes_on(httpserv
     crawl = crawl_site(root)
     assert crawl.status == Crawl.Status.FINISHED
     assert "hostile XML" in Sitemap.objects.get(crawl=crawl).error
+
+
+def test_a_crawl_does_not_finish_while_another_step_still_reads_its_sitemaps(httpserver, user):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from sites.services.crawls import crawl_start, crawl_step
+    from sites.services.sitemaps import READING
+    from sites.services.sites import site_create
+
+    root = serve_site(httpserver, {"/": html("Home")}, robots="")
+    crawl = crawl_start(site=site_create(owner=user, url=root), requested_by=user, enqueue=False)
+    Crawl.objects.filter(pk=crawl.pk).update(sitemap_phase=READING, started_at=timezone.now())
+    result = crawl_step(crawl_id=crawl.pk, budget_seconds=0.5)
+    crawl.refresh_from_db()
+    assert result.more and crawl.is_active and crawl.pages_done == 1
+    # A reader that died does not hold the crawl forever.
+    Crawl.objects.filter(pk=crawl.pk).update(started_at=timezone.now() - timedelta(hours=1))
+    crawl_step(crawl_id=crawl.pk, budget_seconds=0.5)
+    crawl.refresh_from_db()
+    assert crawl.status == Crawl.Status.FINISHED
