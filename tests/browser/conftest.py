@@ -13,10 +13,6 @@ from django.conf import settings
 
 from tests.conftest import unavailable
 
-# Playwright's synchronous API runs an event loop in the test's thread; the test's own ORM calls (creating rows,
-# reading results) are still plain synchronous code, which Django would otherwise refuse under a running loop.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 
 
@@ -27,8 +23,24 @@ def chromium_path() -> str | None:
     return next((found for name in CHROMIUM_NAMES if (found := shutil.which(name))), None)
 
 
-@pytest.fixture(scope="session")
-def browser():
+@pytest.fixture(scope="package", autouse=True)
+def orm_beside_playwright():
+    """Playwright's synchronous API runs an event loop in the test's thread; the test's own ORM calls (creating
+    rows, reading results, the test database's set-up) are still plain synchronous code, which Django would
+    otherwise refuse under a running loop. Set while this package's tests run only: a deployment check run by a
+    later test (in a subprocess inheriting the environment) must not see it."""
+    name = "DJANGO_ALLOW_ASYNC_UNSAFE"
+    previous = os.environ.get(name)
+    os.environ[name] = "true"
+    yield
+    if previous is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = previous
+
+
+@pytest.fixture(scope="package")
+def browser(orm_beside_playwright):
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
