@@ -19,7 +19,8 @@ from django.utils import timezone
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession
 from sites.crawler.sitemaps import MAX_FILE_BYTES, SitemapError, parse_sitemap, sitemaps_in_robots
-from sites.crawler.urls import normalize_url, origin
+from sites.crawler.urls import normalize_url
+from sites.http.urls import origin
 from sites.models import Crawl, Page, RobotsFile, Sitemap, SitemapUrl, url_key
 
 # Sitemap files read per crawl (indexes included), and listed URLs kept: a site with more lists them past what
@@ -41,7 +42,7 @@ def _declared(crawl: Crawl, session: CrawlSession) -> list[tuple[str, str]]:
     )
     declared = [(url, "robots.txt") for url in sitemaps_in_robots(robots_text)]
     well_known = origin(start) + "/sitemap.xml"
-    if well_known not in {url for url, _ in declared} and session.robots_allow(well_known):
+    if well_known not in {url for url, _ in declared} and session.polite.allowed(well_known):
         declared.append((well_known, "/sitemap.xml"))
     return declared
 
@@ -63,7 +64,7 @@ def sitemaps_read(*, crawl: Crawl, session: CrawlSession) -> int:
         seen.add(url)
         record = Sitemap(crawl=crawl, url=url, declared_in=declared_in)
         files.append(record)
-        result = session.polite_fetch(url, max_bytes=MAX_FILE_BYTES)
+        result = session.polite.fetch(url, max_bytes=MAX_FILE_BYTES)
         requests += 1 + len(result.redirects)
         record.status_code = result.status
         if result.error_kind or result.status is None:
