@@ -239,6 +239,11 @@ def test_run_decay_on_a_crawl_and_find_its_high_decay_pages_in_the_overview(
     page.screenshot(path=str(artifacts / "1-decay-job.png"), full_page=True)
 
     page.goto(f"{live_server.url}/sites/crawls/{crawl.pk}/")
+    # Fix-first beside the broken pages.
+    aside = page.locator("#broken-targets .targets-aside")
+    assert "whatsnew/changelog.html" in aside.inner_text()
+    box, table = aside.bounding_box(), page.locator("#broken-targets-table").bounding_box()
+    assert box["x"] > table["x"] + table["width"] - 1  # beside, not below
     row = page.locator("#issues tr[data-issue=high_decay]")
     assert int(row.locator("td.num").inner_text()) >= 1
     row.locator("a").click()

@@ -29,3 +29,30 @@ def test_pages_with_high_decay_are_an_issue_once_a_decay_job_finished():
         DecayScore.objects.create(job=job, page=page, sigma=0.5, decay=0.95)  # another σ: not counted
     issue = next(issue for issue in crawl_issues(crawl=crawl) if issue.kind == "high_decay")
     assert issue.count == 2 and issue.severity == "warning" and issue.anchor == "decay-pages"
+
+
+def test_fix_first_sits_beside_the_broken_pages_once_a_decay_job_finished(signed_in, owner):
+    from django.urls import reverse
+
+    from checks.models import DecayFix
+    from tests.sites.factories import make_link, make_site
+
+    crawl = make_crawl(make_site(owner=owner, url="https://example.com/"))
+    home = make_page(crawl, "https://example.com/")
+    missing = make_page(crawl, "https://example.com/gone", 404)
+    make_link(home, missing)
+    url = reverse("sites:crawl", args=[crawl.pk])
+    assert "targets-aside" not in signed_in.get(url).content.decode()
+    job = AnalysisJob.objects.create(
+        kind="decay",
+        site=crawl.site,
+        crawl=crawl,
+        parameters={"sigmas": [0.1]},
+        status=AnalysisJob.Status.FINISHED,
+        finished_at=timezone.now(),
+    )
+    DecayFix.objects.create(job=job, rank=1, target=missing.url, page=missing, gain=0.42)
+    html = signed_in.get(url).content.decode()
+    section = html[html.index('id="broken-targets"') : html.index('id="pages"')]
+    aside = section[section.index("targets-aside") :]
+    assert "Fix first" in aside and "https://example.com/gone" in aside and "0.420" in aside
