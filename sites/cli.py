@@ -4,8 +4,10 @@ files checked before any work is done."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import tempfile
 from typing import NoReturn
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -55,6 +57,20 @@ def json_destination_check(path: str | None) -> None:
         raise bad_input(f"cannot write {path}: {folder} is not a writable folder")
     if os.path.exists(path) and not os.access(path, os.W_OK):
         raise bad_input(f"cannot write {path}: permission denied")
+
+
+def json_write_atomically(path: str, text: str) -> None:
+    """Write the whole report or nothing: a reader never sees half a file, and a failure keeps the old one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".part")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 class OneLineParser(CommandParser):

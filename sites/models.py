@@ -132,6 +132,9 @@ class Crawl(models.Model):
     external_done = models.PositiveIntegerField(default=0)
     external_cached = models.PositiveIntegerField(default=0)
     external_started_at = models.DateTimeField(null=True, blank=True)
+    # Where the crawl is with the site's sitemaps (sites.services.sitemaps): not read yet, read (their URLs are in
+    # SitemapUrl), their orphans admitted to the frontier (once the links found no more pages), or being read.
+    sitemap_phase = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -252,6 +255,10 @@ class Page(models.Model):
         blank=True,
         help_text="For an external target whose verdict was reused from an earlier crawl: when it was checked.",
     )
+
+    # The site's sitemaps list this URL (sites.services.sitemaps). A listed page no crawled page links to is an
+    # orphan: the crawl fetches it all the same, from the sitemap.
+    in_sitemap = models.BooleanField(default=False)
 
     objects = PageQuerySet.as_manager()
 
@@ -433,3 +440,42 @@ class UrlHealth(models.Model):
 
     def __str__(self) -> str:
         return f"{self.url}: {self.strikes} strikes since {self.failing_since:%Y-%m-%d %H:%M}"
+
+
+class Sitemap(models.Model):
+    """One sitemap file a crawl read: declared in robots.txt, at /sitemap.xml, or listed by a sitemap index."""
+
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="sitemaps")
+    url = models.TextField()
+    declared_in = models.CharField(
+        max_length=16, help_text="robots.txt, the well-known /sitemap.xml, or a sitemap index."
+    )
+    is_index = models.BooleanField(default=False)
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    urls_listed = models.PositiveIntegerField(default=0, help_text="<loc> entries it held.")
+    error = models.CharField(
+        max_length=300, blank=True, help_text="Why it could not be read, if it could not."
+    )
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class SitemapUrl(models.Model):
+    """A URL of the site that its sitemaps list, kept until the crawl's end tells the listed pages (in_sitemap)
+    and the orphans (listed, reached by no link) apart."""
+
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="sitemap_urls")
+    url = models.TextField()
+    url_key = models.CharField(max_length=40)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["crawl", "url_key"], name="sitemap_url_unique_per_crawl")
+        ]
+
+    def __str__(self) -> str:
+        return self.url

@@ -337,6 +337,8 @@ WEBAUDIT_DECAY_EXTERNAL_DEPTH = env_int("WEBAUDIT_DECAY_EXTERNAL_DEPTH", 1, mini
 # Analyses that add columns to every page of a crawl's report (JSON and CSV), named here so that the sites app
 # never imports them (sites/services/reports.py, report_page_extensions).
 WEBAUDIT_REPORT_PAGE_EXTENSIONS = ["checks.decay.report:page_decay"]
+# Functions `(crawl) -> [CrawlIssue]` adding analyses' kinds to a crawl's issues overview (sites.services.issues).
+WEBAUDIT_CRAWL_ISSUE_PROVIDERS = ["checks.decay.issues:decay_issues"]
 
 LOGGING = {
     "version": 1,

@@ -468,6 +468,24 @@ def decay_crawl_panel(crawl, request) -> dict | None:
     return None if job is None else decay_panel_context(job=job, request=request)
 
 
+# Fixes listed beside the broken pages; the decay section below has them all, paged.
+FIXES_BESIDE_TARGETS = 8
+
+
+def decay_targets_panel(crawl, request) -> dict | None:
+    """Beside the crawl page's broken pages: the broken links whose repair lowers the site's decay the most."""
+    job = decay_latest_job(crawl=crawl)
+    if job is None:
+        return None
+    fixes = DecayFix.objects.filter(job=job)
+    return {
+        "decay_job": job,
+        "sigma": job.parameters["sigmas"][0],
+        "fixes": list(fixes[:FIXES_BESIDE_TARGETS]),
+        "fix_count": fixes.count(),
+    }
+
+
 KIND = JobKind(
     name="decay",
     label="Decay",
@@ -480,5 +498,7 @@ KIND = JobKind(
     result_context=decay_result_context,
     crawl_panel=decay_crawl_panel,
     crawl_panel_template="checks/decay/panel.html",
+    targets_panel=decay_targets_panel,
+    targets_panel_template="checks/decay/targets_panel.html",
     description="How close every page is to dead ends (Bar-Yossef et al.), and which broken links to fix first.",
 )

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-import tempfile
 import time
 from typing import Any
 
@@ -18,6 +15,7 @@ from sites.cli import (  # noqa: F401 - re-exported for the commands
     BAD_INPUT,
     bad_input,
     json_destination_check,
+    json_write_atomically,
 )
 from sites.cli import Command as WebauditCommand
 from sites.models import Crawl
@@ -36,20 +34,6 @@ def crawl_for_analysis(value: Any) -> Crawl:
     if crawl.status != Crawl.Status.FINISHED:
         raise bad_input(f"crawl #{crawl.pk} is {crawl.status}; only a finished crawl can be analysed")
     return crawl
-
-
-def json_write_atomically(path: str, text: str) -> None:
-    """Write the whole report or nothing: a reader never sees half a file, and a failure keeps the old one."""
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".", suffix=".part")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
 
 
 class JobProgress:

@@ -51,6 +51,10 @@ class JobKind:
     # template's context, or None when the crawl has nothing to show (say, no finished job of this kind).
     crawl_panel: Callable[[Any, Any], dict | None] | None = None
     crawl_panel_template: str = ""
+    # The same beside the crawl page's broken pages (`{% crawl_panels crawl "broken-targets" %}`): what the kind
+    # says about which of them to fix first (decay's fix-first list).
+    targets_panel: Callable[[Any, Any], dict | None] | None = None
+    targets_panel_template: str = ""
 
 
 class UnknownKind(LookupError):

@@ -42,22 +42,28 @@ def site_analyses(context, site) -> dict:
 
 
 @register.simple_tag(takes_context=True)
-def crawl_panels(context, crawl) -> str:
+def crawl_panels(context, crawl, slot: str = "") -> str:
     """The sections the crawl-scoped kinds add to a crawl's page (`JobKind.crawl_panel`), in the kinds' order:
-    the sites app's template names no analysis."""
+    the sites app's template names no analysis. `slot` "broken-targets" gives instead what they show beside the
+    broken pages (`JobKind.targets_panel`)."""
     request = context["request"]
     parts = []
     for kind in job_kinds("crawl"):
-        if kind.crawl_panel is None:
+        build, template = (
+            (kind.targets_panel, kind.targets_panel_template)
+            if slot == "broken-targets"
+            else (kind.crawl_panel, kind.crawl_panel_template)
+        )
+        if build is None:
             continue
-        panel = kind.crawl_panel(crawl, request)
+        panel = build(crawl, request)
         if panel is None:
             continue
         # Rendered as an inclusion tag renders its template: a fresh context over the page's (no processors).
         panel_context = context.new({"request": request, **panel})
         if "csrf_token" in context:
             panel_context["csrf_token"] = context["csrf_token"]
-        parts.append(context.template.engine.get_template(kind.crawl_panel_template).render(panel_context))
+        parts.append(context.template.engine.get_template(template).render(panel_context))
     return mark_safe("".join(parts))  # noqa: S308 - each part is a rendered (autoescaped) template
 
 

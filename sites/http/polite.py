@@ -182,11 +182,12 @@ class PoliteFetcher:
         return min(delay or 0.0, MAX_CRAWL_DELAY)
 
     # requests -----------------------------------------------------------------------------------------------
-    def fetch(self, url: str) -> FetchResult:
-        """GET `url` once its host may be asked again (per-host limits, delay, Crawl-delay, pauses).
+    def fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
+        """GET `url` once its host may be asked again (per-host limits, delay, Crawl-delay, pauses); `max_bytes`
+        overrides the settings' size limit (a sitemap may be bigger than a page).
 
         robots.txt is the caller's to consult first (`allowed`): a refusal is an outcome it reports."""
-        return self._fetch_in_slot(url, self.crawl_delay(url))
+        return self._fetch_in_slot(url, self.crawl_delay(url), max_bytes=max_bytes)
 
     def post_json(self, url: str, payload: object) -> FetchResult:
         """POST `payload` as JSON to `url` under the same guard, limits and per-host spacing as a GET."""
