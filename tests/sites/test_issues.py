@@ -171,6 +171,7 @@ def test_the_command_writes_the_issue_shape(crawl, tmp_path):
     [
         (["abc"], "not a crawl number"),
         (["999999"], "no crawl"),
+        (["99999999999999999999999"], "no crawl"),  # past the database's integer range: no overflow
         (["1", "--json", "/nonexistent/x.json"], "cannot write"),
     ],
 )

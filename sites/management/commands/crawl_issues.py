@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
+from sites.cli import Command as WebauditCommand
 from sites.cli import bad_input, json_destination_check, json_write_atomically
+from sites.converters import DATABASE_ID_MAX
 from sites.models import Crawl
 from sites.services.issues import crawl_health, crawl_issues, crawl_issues_report
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = (
         "Write a crawl's issues overview: its health (0-100), each kind of problem with its count and severity, "
         "one row per broken or soft-404 target with its inlinks and their pages, and what its sitemap shows. "
@@ -29,7 +31,11 @@ class Command(BaseCommand):
             raise bad_input(f"{crawl_id!r} is not a crawl number")
         if destination and destination != "-":
             json_destination_check(destination)
-        crawl = Crawl.objects.select_related("site").filter(pk=int(crawl_id)).first()
+        crawl = (
+            Crawl.objects.select_related("site").filter(pk=int(crawl_id)).first()
+            if int(crawl_id) <= DATABASE_ID_MAX
+            else None
+        )
         if crawl is None:
             raise bad_input(f"there is no crawl #{crawl_id}")
         if destination is None:
