@@ -42,7 +42,7 @@ def test_a_batch_fetched_when_the_crawl_was_cancelled_is_not_stored(started):
 
     assert crawl_cancel(crawl=started)
     frontier_record(
-        crawl=started, scope=session.scope, config=config, token=token, pages=claimed, outcomes=outcomes
+        crawl=started, scope=session.scope, config=config, tokens=[token], pages=claimed, outcomes=outcomes
     )
     sessions.drop(started.pk)
 
