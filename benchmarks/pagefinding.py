@@ -3,6 +3,7 @@ and on the test bed's documentation sites.
 
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
+    .venv/bin/python benchmarks/pagefinding.py --live --cases /tmp/cases.json --algorithms BESTFIRST  # a case file
     .venv/bin/python benchmarks/pagefinding.py --trail --runs 100 --sizes 1000,10000  # what links tell
     .venv/bin/python benchmarks/pagefinding.py --oracle --budget 200 --runs 60 --sizes 10000  # upper bounds
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
@@ -318,6 +319,71 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
     return out
 
 
+def _same_page(a: str, b: str) -> bool:
+    """A directory URL and its index.html are one page (the case files name directories)."""
+
+    def key(url: str) -> str:
+        url = url.split("#", 1)[0]
+        return url[: -len("index.html")] if url.endswith("/index.html") else url
+
+    return key(a) == key(b)
+
+
+def run_cases(path: str, budget: int, algorithms: list[str], seed: int, limit: int = 0) -> dict:
+    """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
+    per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
+    an outcome (hit, downloads, target, query, top-3 hit, found)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    from checks.pagefinding.live import LiveSettings, LiveSite
+    from checks.pagefinding.text import query_terms
+
+    cases = json.loads(Path(path).read_text())["cases"]
+    if limit:
+        cases = cases[:limit]
+    out: dict = {}
+    for case in cases:
+        query = case["query"]
+        for name in algorithms:
+            env = LiveSite(
+                case["start"],
+                LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
+                max_downloads=budget,
+            )
+            try:
+                env.open()
+                result = search(env, query_terms(query), name, rng=random.Random(seed), query_text=query)
+            finally:
+                env.close()
+            shown = [env.final_urls.get(node, str(node)) for node, _ in result.candidates]
+            found = env.final_urls.get(result.found, str(result.found)) if result.found is not None else None
+            hit = found is not None and _same_page(found, case["target"])
+            top3 = any(_same_page(url, case["target"]) for url in shown[:3])
+            site = case["start"].split("/")[2]
+            out.setdefault(name, {}).setdefault(site, []).append(
+                (hit, result.downloads, case["target"], query, top3, found)
+            )
+    return out
+
+
+def cases_table(results: dict) -> str:
+    lines = [
+        "| algorithm | site | cases | accuracy | top-3 accuracy | median downloads | mean downloads |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, by_site in results.items():
+        every = [o for outcomes in by_site.values() for o in outcomes]
+        rows = [*by_site.items(), ("all", every)] if len(by_site) > 1 else list(by_site.items())
+        for site, outcomes in rows:
+            acc = sum(o[0] for o in outcomes) / len(outcomes)
+            top3 = sum(o[4] for o in outcomes) / len(outcomes)
+            downloads = [o[1] for o in outcomes]
+            lines.append(
+                f"| {name} | {site} | {len(outcomes)} | {acc:.2f} | {top3:.2f} | "
+                f"{statistics.median(downloads):g} | {statistics.mean(downloads):.1f} |"
+            )
+    return "\n".join(lines)
+
+
 def live_table(results: dict) -> str:
     lines = [
         "| algorithm | site | targets | accuracy | median downloads | mean downloads |",
@@ -359,6 +425,12 @@ def main() -> None:
         help="a named generator reading (docs/pagefinding.md); --params applies on top of it",
     )
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
+    parser.add_argument(
+        "--cases",
+        help="with --live: a case file (pagefinding_cases.py's shape) instead of title queries on --ports",
+    )
+    parser.add_argument("--limit", type=int, default=0, help="with --cases: only the first N cases")
+    parser.add_argument("--verbose", action="store_true", help="with --cases: one line per case")
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
@@ -380,7 +452,17 @@ def main() -> None:
         sizes = [int(n) for n in args.sizes.split(",")]
         print(oracle(sizes, args.runs, args.seed, overrides, args.budget))
         return
-    if args.live:
+    if args.live and args.cases:
+        results = run_cases(args.cases, args.budget, args.algorithms.split(","), int(args.seed), args.limit)
+        if args.verbose:
+            for name, by_site in results.items():
+                for outcomes in by_site.values():
+                    for hit, downloads, target, query, top3, found in outcomes:
+                        mark = "hit" if hit else ("top3" if top3 else "MISS")
+                        print(f"{name} {mark:4} {downloads:3} {query!r} {target} -> {found}")
+        print(cases_table(results))
+        raw = {name: by_site for name, by_site in results.items()}
+    elif args.live:
         results = run_live(
             [int(p) for p in args.ports.split(",")],
             args.per_site,

@@ -54,6 +54,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     )
 }
 DEFAULT_ALGORITHM = "BESTFIRST"
+CANDIDATES = 5  # the answer and its runners-up a result shows
 
 
 def algorithm_named(name: str) -> Algorithm:
@@ -95,6 +96,11 @@ def search(
         found, exhausted = None, True
     path = env.path_to(found) if found is not None else []
     texts = [env.link_text_to(node) for node in path[1:]]
+    candidates = [(node, score) for node, score in env.ranked[:CANDIDATES] if node != found]
+    if found is not None:
+        score = next((score for node, score in env.ranked if node == found), None)
+        candidates.insert(0, (found, score if score is not None else 1.0))
+    candidates = candidates[:CANDIDATES]
     return SearchResult(
         found=found,
         downloads=env.downloads,
@@ -103,4 +109,5 @@ def search(
         algorithm=chosen.name,
         exhausted=exhausted,
         link_texts=texts,
+        candidates=candidates,
     )

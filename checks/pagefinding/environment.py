@@ -61,6 +61,9 @@ class SearchResult:
     algorithm: str
     exhausted: bool = False
     link_texts: list[str] = field(default_factory=list)
+    # The answer and its runners-up, best first, with the algorithm's own score for each (the first is
+    # `found` when there is one): how sure the search is.
+    candidates: list[tuple[Node, float]] = field(default_factory=list)
 
 
 class Environment:
@@ -72,6 +75,8 @@ class Environment:
         self.max_downloads = max_downloads
         self.log: list[Download] = []
         self.frontier: list[tuple[Node, float, str]] = []  # a finder's best candidates, for progress
+        # The pages read that answer the query best, with their scores, best first: set by the algorithm.
+        self.ranked: list[tuple[Node, float]] = []
         self.on_download: Callable[[Environment], None] | None = None
         self._pages: dict[Node, Page | None] = {}
         self._reached: dict[Node, tuple[Node | None, str]] = {start: (None, "")}

@@ -75,6 +75,8 @@ class ReadPage:
     text: str = ""
     links: list[PageLink] = field(default_factory=list)
     search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
+    search_pages: list[str] = field(default_factory=list)  # <link rel="search" href>: the site's search page
+    scripts: list[str] = field(default_factory=list)  # <script src>, resolved: where a search page's index is
 
 
 def is_page_url(url: str) -> bool:
@@ -96,6 +98,18 @@ def read_page(root, *, url: str) -> ReadPage:
     for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
         if event == "start":
+            if (
+                tag == "link"
+                and "search" in (element.get("rel") or "").lower().split()
+                and element.get("href")
+            ):
+                found = normalize_url(element.get("href", ""), url)
+                if found:
+                    page.search_pages.append(found)
+            elif tag == "script" and element.get("src"):
+                found = normalize_url(element.get("src", ""), url)
+                if found:
+                    page.scripts.append(found)
             if tag in _SKIP and tag != "head":
                 skip += 1
             elif tag == "title" and element.text:

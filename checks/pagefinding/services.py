@@ -125,6 +125,7 @@ def findpage_run(
         "link_texts": result.link_texts,
         "algorithm": result.algorithm,
         "exhausted": result.exhausted,
+        "candidates": [{"url": str(node), "score": round(score, 3)} for node, score in result.candidates],
         "log": [
             {
                 "n": d.number,
