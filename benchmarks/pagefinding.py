@@ -311,7 +311,14 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
                 )
                 try:
                     env.open()
-                    result = search(env, query_terms(query), name, rng=random.Random(seed), query_text=query)
+                    result = search(
+                        env,
+                        query_terms(query),
+                        name,
+                        rng=random.Random(seed),
+                        query_text=query,
+                        eager_stop=True,
+                    )
                 finally:
                     env.close()
                 hit = result.found is not None and env.final_urls.get(result.found, result.found) == url
@@ -351,7 +358,9 @@ def run_cases(path: str, budget: int, algorithms: list[str], seed: int, limit: i
             )
             try:
                 env.open()
-                result = search(env, query_terms(query), name, rng=random.Random(seed), query_text=query)
+                result = search(
+                    env, query_terms(query), name, rng=random.Random(seed), query_text=query, eager_stop=True
+                )
             finally:
                 env.close()
             shown = [env.final_urls.get(node, str(node)) for node, _ in result.candidates]

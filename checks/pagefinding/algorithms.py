@@ -78,6 +78,7 @@ def search(
     target: Node | None = None,
     size_hint: int | None = None,
     query_text: str = "",
+    eager_stop: bool = False,
 ) -> SearchResult:
     """Run `algorithm` over `env`; a search that uses up its download budget finds nothing."""
     chosen = algorithm_named(algorithm)
@@ -88,6 +89,7 @@ def search(
         target=target,
         size_hint=size_hint,
         query_text=query_text or " ".join(query),
+        eager_stop=eager_stop,
     )
     exhausted = False
     try:
@@ -96,9 +98,10 @@ def search(
         found, exhausted = None, True
     path = env.path_to(found) if found is not None else []
     texts = [env.link_text_to(node) for node in path[1:]]
-    candidates = [(node, score) for node, score in env.ranked[:CANDIDATES] if node != found]
+    ranked = env.ranked or sorted(env.scores.items(), key=lambda item: -item[1])
+    candidates = [(node, score) for node, score in ranked[: CANDIDATES + 1] if node != found]
     if found is not None:
-        score = next((score for node, score in env.ranked if node == found), None)
+        score = next((score for node, score in ranked if node == found), None)
         candidates.insert(0, (found, score if score is not None else 1.0))
     candidates = candidates[:CANDIDATES]
     return SearchResult(

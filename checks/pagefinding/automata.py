@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from .baselines import Settings, _best
-from .environment import Environment, Link, Node
+from .environment import Environment, Link, Node, label_promise
 
 
 class Sheep:
@@ -55,13 +55,15 @@ def _classify_all(env: Environment, query: tuple[str, ...], s: Settings, twofold
     scored: list[tuple[float, Node]] = []
     while queue:
         node, link, parent = queue.popleft()
-        page = env.download(node, via=(parent, link) if link is not None else None)
+        via = (parent, link) if link is not None else None
+        page = env.download(node, via=via, score=None if link is None else label_promise(query, link))
         if page is None:
             continue
         sheep = Sheep(s.states, wanted, twofold)
         if link is None or sheep.read(link.label):
             sheep.read(page.terms)
         scored.append((sheep.t, node))
+        env.rate(node, float(sheep.t))
         for child in page.links:
             if child.target not in seen:
                 seen.add(child.target)
@@ -90,14 +92,22 @@ def _lost_sheep(env: Environment, query: tuple[str, ...], s: Settings, twofold: 
     been = {herder}
     for _ in range(s.max_depth):
         herd: list[tuple[float, Node]] = []
+        # Every sheep reads its link text first (no download); those still out then read their pages, the
+        # ones whose link text brought them nearest the beginning state first (on a live site the budget may
+        # not cover every page of the herd; the herd's outcome is the same when it does).
+        released = []
         for link in page.links if page else []:
             if link.target in been:
                 continue
             sheep = Sheep(s.states, wanted, twofold)
-            if sheep.read(link.label):
-                child = env.download(link.target, via=(herder, link))
+            released.append((sheep.read(link.label), sheep, link))
+        released.sort(key=lambda item: (not item[0], item[1].state))
+        for out, sheep, link in released:
+            if out:
+                child = env.download(link.target, via=(herder, link), score=float(sheep.t - sheep.state))
                 if child is not None:
                     sheep.read(child.terms)
+                    env.rate(link.target, float(sheep.t))
             herd.append((sheep.t, link.target))
         lost = _best(herd, s.rng)
         if lost is None:

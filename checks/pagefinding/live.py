@@ -151,6 +151,7 @@ class LiveSite(Environment):
             links=list(links.values()),
             title=read.title,
             title_terms=title_terms,
+            own_terms=frozenset(terms(read.own_text)) | frozenset(title_terms),
         )
         return page, f"HTTP {result.status}"
 

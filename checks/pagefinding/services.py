@@ -115,6 +115,7 @@ def findpage_run(
             states=parameters["states"],
             rng=random.Random(0),
             query_text=parameters["query"],
+            eager_stop=True,
         )
     finally:
         env.close()
