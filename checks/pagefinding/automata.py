@@ -93,18 +93,19 @@ def _lost_sheep(env: Environment, query: tuple[str, ...], s: Settings, twofold: 
     for _ in range(s.max_depth):
         herd: list[tuple[float, Node]] = []
         # Every sheep reads its link text first (no download); those still out then read their pages, the
-        # ones whose link text brought them nearest the beginning state first (on a live site the budget may
-        # not cover every page of the herd; the herd's outcome is the same when it does).
+        # ones whose link text holds most of the query first, then those nearest the beginning state (on a
+        # live site the budget may not cover every page of the herd; the herd's outcome is the same when it
+        # does).
         released = []
         for link in page.links if page else []:
             if link.target in been:
                 continue
             sheep = Sheep(s.states, wanted, twofold)
             released.append((sheep.read(link.label), sheep, link))
-        released.sort(key=lambda item: (not item[0], item[1].state))
+        released.sort(key=lambda item: (not item[0], -label_promise(query, item[2]), item[1].state))
         for out, sheep, link in released:
             if out:
-                child = env.download(link.target, via=(herder, link), score=float(sheep.t - sheep.state))
+                child = env.download(link.target, via=(herder, link), score=label_promise(query, link))
                 if child is not None:
                     sheep.read(child.terms)
                     env.rate(link.target, float(sheep.t))

@@ -33,6 +33,11 @@ def _sim(query: tuple[str, ...], page: Page | None) -> float:
     return page_similarity(query, page)
 
 
+def _answer(best: tuple[float, Node]) -> Node | None:
+    """The best page read, or None when it holds none of the query: an honest "not found"."""
+    return best[1] if best[0] > 0 else None
+
+
 def _rated(env: Environment, query: tuple[str, ...], node: Node, page: Page | None) -> float:
     """The page's similarity to the query, recorded on the environment (the result's candidates)."""
     score = _sim(query, page)
@@ -68,7 +73,7 @@ def random_walk(env: Environment, query: tuple[str, ...], s: Settings) -> Node |
         score = _rated(env, query, current, page)
         if score > best[0]:
             best = (score, current)
-    return best[1]
+    return _answer(best)
 
 
 def optimal(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
@@ -99,9 +104,9 @@ def _greedy(score: Callable[[tuple[str, ...], Page, list[Page]], float]):
                     if sim > best[0]:
                         best = (sim, link.target)
                     if s.eager_stop and best[0] >= s.threshold:
-                        return best[1]
+                        return _answer(best)
             if best[0] >= s.threshold:
-                return best[1]
+                return _answer(best)
             if not children:
                 break
             pages = [child for _, child in children]
@@ -109,7 +114,7 @@ def _greedy(score: Callable[[tuple[str, ...], Page, list[Page]], float]):
             current = chosen[1]  # type: ignore[index]
             page = dict(children)[current]
             visited.add(current)
-        return best[1]
+        return _answer(best)
 
     return walk
 
@@ -155,7 +160,7 @@ def astar(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
             child = env.download(link.target, via=(node, link), score=label_promise(query, link))
             sim = _rated(env, query, link.target, child)
             heapq.heappush(heap, (depth + 1 + 1 - sim, s.rng.random(), link.target, depth + 1))
-    return best[1]
+    return _answer(best)
 
 
 def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
@@ -174,9 +179,12 @@ def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | Non
         score = _rated(env, query, node, page)
         if score > best[0]:
             best = (score, node)
+        # A page is relevant to the crawl when any of its text, its links' included, shares a query term: a
+        # contents page naming the query leads to the page (the answer is judged on the page's own text).
+        relevant = page is not None and similarity(query, page.term_set) > 0
         for link in page.links if page else []:
             if not env.downloaded(link.target):
-                votes[link.target] = votes.get(link.target, 0) + (1 if score > 0 else 0)
+                votes[link.target] = votes.get(link.target, 0) + (1 if relevant else 0)
                 links_of.setdefault(link.target, (node, link))
         return score >= 1.0
 
@@ -204,4 +212,4 @@ def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | Non
         for link in page.links if page else []:
             if link.target in votes:
                 heapq.heappush(heap, (-votes[link.target], s.rng.random(), link.target))
-    return best[1]
+    return _answer(best)
