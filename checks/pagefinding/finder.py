@@ -72,6 +72,7 @@ class Candidate:
     # The words of each link text (and URL) pointing here, less the query's: what relevance feedback reads.
     other_words: list[tuple[str, ...]] = field(default_factory=list)
     prior: float = 0.0  # the site's search index's score for this page (0 … 1), when it has one
+    indexed: bool = False  # the site's search index knows this page's words: its score says what it holds
 
 
 class BestFirst:
@@ -93,6 +94,7 @@ class BestFirst:
         self.feedback_total = 0.0
         self._topic_weights: dict[str, float] = {}  # topic_weight's cache, emptied when a page is read
         self.site_index = None  # the site's own search index (siteindex.SiteIndex), when it has one
+        self.index_scores: dict[Node, float] = {}  # its score for every page it knows (0: none of the query)
         # The query's words as typed, by term: the site's index stems words its own way.
         self.typed: dict[str, str] = {}
         for word in settings.query_text.split():
@@ -203,6 +205,10 @@ class BestFirst:
         )
 
     def link_score(self, candidate: Candidate) -> float:
+        if candidate.indexed:
+            # The site's index has read the page: what it holds is known, better than any link text says
+            # it (a page the index finds none of the query on is not worth a download).
+            return SEARCH_WEIGHT * candidate.prior - DEPTH_PENALTY * candidate.depth
         weights = {term: self.idf(term) for term in self.query}
         total = sum(weights.values()) or 1.0
         text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
@@ -215,6 +221,11 @@ class BestFirst:
             + (FEEDBACK * self.topicality_of_link(candidate) if FEEDBACK else 0.0)
             - DEPTH_PENALTY * candidate.depth
         )
+
+    def _index_knows(self, candidate: Candidate) -> None:
+        score = self.index_scores.get(candidate.node)
+        if score is not None:
+            candidate.indexed, candidate.prior = True, score
 
     def _add_links(self, node: Node, page: Page, depth: int) -> None:
         relevance = self.topicality.get(node, 0.0)
@@ -235,6 +246,7 @@ class BestFirst:
                     link.target, node, link, depth + 1, handed_down, dict(tf), other_words=[other_words]
                 )
                 known.index_page = bool(link.label) and set(link.label) <= INDEX_LABELS
+                self._index_knows(known)
                 continue
             known.other_words.append(other_words)
             # Several links to one page: their texts add up to one document about it (an index lists a page
@@ -283,14 +295,16 @@ class BestFirst:
         if env.settings.use_site_search:
             self.site_index = env.search_index()
         if self.site_index is not None:
-            for url, score in self.site_index.rank(self.settings.query_text, SEARCH_CANDIDATES):
-                if env.downloaded(url):
+            ranked = self.site_index.rank(self.settings.query_text, limit=None)
+            self.index_scores = {url: 0.0 for url in self.site_index.urls}
+            self.index_scores.update(ranked)
+            for known in self.frontier.values():
+                self._index_knows(known)
+            for url, _ in ranked[:SEARCH_CANDIDATES]:
+                if env.downloaded(url) or url in self.frontier:
                     continue
-                known = self.frontier.get(url)
-                if known is None:
-                    shown = Link(target=url, label=(), text="(site search index)")
-                    known = self.frontier[url] = Candidate(url, env.start, shown, 1, 0.0)
-                known.prior = max(known.prior, score)
+                shown = Link(target=url, label=(), text="(site search index)")
+                self._index_knows(self.frontier.setdefault(url, Candidate(url, env.start, shown, 1, 0.0)))
             return
         url = env.search_url(self.settings.query_text) if env.settings.use_site_search else None
         if url and not env.downloaded(url):

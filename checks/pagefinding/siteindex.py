@@ -48,7 +48,7 @@ class SiteIndex:
             return None
         return len((pages or frozenset()) | (titled or frozenset()))
 
-    def rank(self, query_text: str, limit: int = 50) -> list[tuple[str, float]]:
+    def rank(self, query_text: str, limit: int | None = 50) -> list[tuple[str, float]]:
         """The pages holding any query word, best first, scored by the rarity (idf) of the query words they
         hold, a word in the title counting TITLE_WEIGHT times more; scores divided by the best possible, so
         1 is a page whose title and text hold every query word."""
