@@ -384,7 +384,9 @@ def _same_page(a: str, b: str) -> bool:
     return key(a) == key(b)
 
 
-def run_cases(path: str, budget: int, algorithms: list[str], seed: int, limit: int = 0) -> dict:
+def run_cases(
+    path: str, budget: int, algorithms: list[str], seed: int, limit: int = 0, site_search: bool = True
+) -> dict:
     """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
     per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
     an outcome (hit, downloads, target, query, top-3 hit, found)."""
@@ -401,7 +403,7 @@ def run_cases(path: str, budget: int, algorithms: list[str], seed: int, limit: i
         for name in algorithms:
             env = LiveSite(
                 case["start"],
-                LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
+                LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0, use_site_search=site_search),
                 max_downloads=budget,
             )
             try:
@@ -488,6 +490,11 @@ def main() -> None:
     )
     parser.add_argument("--limit", type=int, default=0, help="with --cases: only the first N cases")
     parser.add_argument("--verbose", action="store_true", help="with --cases: one line per case")
+    parser.add_argument(
+        "--no-site-search",
+        action="store_true",
+        help="with --cases: do not use the site's search (its index or form): a site without one",
+    )
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
@@ -513,7 +520,14 @@ def main() -> None:
         print(oracle(sizes, args.runs, args.seed, overrides, args.budget))
         return
     if args.live and args.cases:
-        results = run_cases(args.cases, args.budget, args.algorithms.split(","), int(args.seed), args.limit)
+        results = run_cases(
+            args.cases,
+            args.budget,
+            args.algorithms.split(","),
+            int(args.seed),
+            args.limit,
+            site_search=not args.no_site_search,
+        )
         if args.verbose:
             for name, by_site in results.items():
                 for outcomes in by_site.values():
