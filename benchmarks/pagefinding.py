@@ -111,7 +111,13 @@ def parse_params(text: str) -> dict:
 
 
 def run_generated(
-    sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str], overrides: dict
+    sizes: list[int],
+    runs: int,
+    thresholds: list[float],
+    seed: int,
+    skip: set[str],
+    overrides: dict,
+    reading: dict | None = None,
 ) -> dict:
     """{(threshold or None, row): {N: [(hit, downloads), ...]}}"""
     results: dict = {}
@@ -137,6 +143,7 @@ def run_generated(
                     rng=random.Random(f"{seed}-{n}-{run}-{row}"),
                     target=target,
                     size_hint=n,
+                    reading=reading if name in ("LS", "LS2F") else None,
                 )
                 results.setdefault((threshold, row), {}).setdefault(n, []).append(
                     (result.found == target, result.downloads)
@@ -389,7 +396,7 @@ def run_cases(
 ) -> dict:
     """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
     per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
-    an outcome (hit, downloads, target, query, top-3 hit, found)."""
+    an outcome (hit, downloads, target, query, top-3 hit, found, target read)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
     from checks.pagefinding.live import LiveSettings, LiveSite
     from checks.pagefinding.text import query_terms
@@ -418,8 +425,13 @@ def run_cases(
             hit = found is not None and _same_page(found, case["target"])
             top3 = any(_same_page(url, case["target"]) for url in shown[:3])
             site = case["start"].split("/")[2]
+            read = any(
+                _same_page(env.final_urls.get(entry.node, str(entry.node)), case["target"])
+                for entry in result.log
+                if entry.ok
+            )
             out.setdefault(name, {}).setdefault(site, []).append(
-                (hit, result.downloads, case["target"], query, top3, found)
+                (hit, result.downloads, case["target"], query, top3, found, read)
             )
     return out
 
@@ -483,6 +495,12 @@ def main() -> None:
         default="default",
         help="a named generator reading (docs/pagefinding.md); --params applies on top of it",
     )
+    parser.add_argument(
+        "--reading",
+        default="",
+        help="a reading of the lost sheep's open steps, e.g. sheep_start=middle,sheep_clock=herd,"
+        "stop_sum=survivors (docs/pagefinding.md)",
+    )
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
     parser.add_argument(
         "--cases",
@@ -531,8 +549,8 @@ def main() -> None:
         if args.verbose:
             for name, by_site in results.items():
                 for outcomes in by_site.values():
-                    for hit, downloads, target, query, top3, found in outcomes:
-                        mark = "hit" if hit else ("top3" if top3 else "MISS")
+                    for hit, downloads, target, query, top3, found, read in outcomes:
+                        mark = "hit" if hit else ("top3" if top3 else ("read" if read else "MISS"))
                         print(f"{name} {mark:4} {downloads:3} {query!r} {target} -> {found}")
         print(cases_table(results))
         raw = {name: by_site for name, by_site in results.items()}
@@ -556,6 +574,7 @@ def main() -> None:
             args.seed,
             set(filter(None, args.skip.split(","))) | _all_but(set(filter(None, args.only.split(",")))),
             overrides,
+            dict(item.split("=", 1) for item in filter(None, args.reading.split(","))),
         )
         print(table(results, sizes, thresholds))
         raw = {"rows": json_rows(results)}

@@ -79,6 +79,7 @@ def search(
     size_hint: int | None = None,
     query_text: str = "",
     eager_stop: bool = False,
+    reading: dict[str, str] | None = None,
 ) -> SearchResult:
     """Run `algorithm` over `env`; a search that uses up its download budget finds nothing."""
     chosen = algorithm_named(algorithm)
@@ -90,6 +91,7 @@ def search(
         size_hint=size_hint,
         query_text=query_text or " ".join(query),
         eager_stop=eager_stop,
+        **(reading or {}),
     )
     exhausted = False
     try:

@@ -27,6 +27,12 @@ class Settings:
     # rest of its level (the paper's walk reads the level, then stops: the same answer unless a later child
     # scores higher). A live home page often has more links than the download budget.
     eager_stop: bool = False
+    # The lost sheep's open steps (docs/pagefinding.md): the sheep's start state ("begin": B; "middle"), what
+    # t counts ("sheep": its own comparisons; "herd": one count for the herd), and the sum the step-6 share is
+    # taken over ("herd": every sheep; "survivors": the sheep that read their page).
+    sheep_start: str = "begin"
+    sheep_clock: str = "sheep"
+    stop_sum: str = "herd"
 
 
 def _sim(query: tuple[str, ...], page: Page | None) -> float:

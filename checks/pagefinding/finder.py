@@ -205,13 +205,14 @@ class BestFirst:
         )
 
     def link_score(self, candidate: Candidate) -> float:
-        if candidate.indexed:
-            # The site's index has read the page: what it holds is known, better than any link text says
-            # it (a page the index finds none of the query on is not worth a download).
-            return SEARCH_WEIGHT * candidate.prior - DEPTH_PENALTY * candidate.depth
         weights = {term: self.idf(term) for term in self.query}
         total = sum(weights.values()) or 1.0
         text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
+        if candidate.indexed:
+            # The site's index has read the page: what it holds is known, better than what the page it was
+            # found on suggests (no inheritance); its link texts still name it (a title, a version number
+            # the index splits into digits).
+            return SEARCH_WEIGHT * candidate.prior + text - DEPTH_PENALTY * candidate.depth
         return (
             text
             + SEARCH_WEIGHT * candidate.prior
