@@ -12,10 +12,11 @@ from checks.pagefinding.algorithms import search
 from checks.pagefinding.live import LiveSettings, LiveSite
 from checks.pagefinding.siteindex import NotAnIndex, parse_sphinx_index
 from checks.pagefinding.text import query_terms
+from sites.http import FetchSettings
 
 from .sites import HTML, page
 
-SETTINGS = LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0)
+SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 FILLER = "chapter section guide overview notes reference "
 
 
