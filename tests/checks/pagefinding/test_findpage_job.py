@@ -40,16 +40,28 @@ def test_the_json_has_exactly_the_issues_shape(httpserver, tmp_path):
     target = tmp_path / "found.json"
     findpage(start, "--query", "income tax form", "--algorithm", "ls2f", "--json", str(target))
     report = json.loads(target.read_text())
-    assert set(report) == {"found", "downloads", "path", "algorithm"}
+    assert set(report) == {"found", "downloads", "path", "algorithm", "candidates"}
     assert report["algorithm"] == "LS2F"
     assert report["path"][0] == start
     assert report["downloads"] >= 2
+    assert report["candidates"][0]["url"] == report["found"]
+    assert all(set(candidate) == {"url", "score"} for candidate in report["candidates"])
+    scores = [candidate["score"] for candidate in report["candidates"]]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_an_exhausted_budget_gives_found_null_not_an_error(httpserver):
     start = serve_town_hall(httpserver)
     out, _ = findpage(start, "--query", "income tax form", "--max-downloads", "3", "--json", "-")
-    assert json.loads(out) == {"found": None, "downloads": 3, "path": [], "algorithm": "BESTFIRST"}
+    report = json.loads(out)
+    assert {key: report[key] for key in ("found", "downloads", "path", "algorithm")} == {
+        "found": None,
+        "downloads": 3,
+        "path": [],
+        "algorithm": "BESTFIRST",
+    }
+    # What it read is still shown, with its scores, as candidates (none of them the answer).
+    assert all(set(candidate) == {"url", "score"} for candidate in report["candidates"])
 
 
 def _closed_port() -> int:
