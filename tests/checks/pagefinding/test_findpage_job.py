@@ -162,6 +162,11 @@ def test_the_site_page_offers_the_form_and_the_result_page_shows_path_log_and_hi
     assert "Earlier searches on this site" in page and "parking permit" in page
     report = json.loads(body(client.get(reverse("checks:job-report", args=[job.pk]))))
     assert report["found"] == httpserver.url_for("/tax-form.html")
+    # How sure: the answer first among the candidates, each with its score.
+    assert report["candidates"][0]["url"] == report["found"]
+    shown = page[page.index('id="findpage-candidates"') :]
+    assert "How sure" in shown and report["found"] in shown
+    assert f"{report['candidates'][0]['score']:.3f}" in shown
 
 
 def test_a_stranger_cannot_start_a_search_on_a_site(client, httpserver):
