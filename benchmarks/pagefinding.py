@@ -3,6 +3,7 @@ and on the test bed's documentation sites.
 
     .venv/bin/python benchmarks/pagefinding.py --runs 150 --sizes 100,1000,10000
     .venv/bin/python benchmarks/pagefinding.py --live --per-site 30
+    .venv/bin/python benchmarks/pagefinding.py --live --cases /tmp/cases.json --algorithms BESTFIRST  # a case file
     .venv/bin/python benchmarks/pagefinding.py --trail --runs 100 --sizes 1000,10000  # what links tell
     .venv/bin/python benchmarks/pagefinding.py --oracle --budget 200 --runs 60 --sizes 10000  # upper bounds
     .venv/bin/python benchmarks/pagefinding.py --sizes 1000 --runs 30 \
@@ -53,8 +54,38 @@ CLASSIFIERS = [(f"HMM S={s}", "HMM", s) for s in (3, 100, 200, 400)] + [
 ]
 
 
-# Named readings of the paper's generator: GraphParameters overrides.
-GENERATORS: dict[str, dict] = {"default": {}, "los_hierarchy": {"los_hierarchy": True}}
+# Named readings of the paper's generator: GraphParameters overrides (a value given per N, as a dict, is
+# taken at the run's N, interpolated on log N between the Ns it names).
+# `paper`: calibrated to the paper's own OPTIMAL column (2.74 / 2.87 / 2.01 downloads at N = 100 / 1000 /
+# 10,000): each new node is also linked from the start with the share that puts OPTIMAL's mean path there
+# (measured over the benchmark's seeds: 0.13 → 2.71 at N = 100 (150 graphs), 0.23 → 2.87 at 1000, 0.98 →
+# 2.00 at 10,000 (20 graphs); docs/benchmarks.md). At N = 10,000 the start links to nearly every page.
+GENERATORS: dict[str, dict] = {
+    "default": {},
+    "los_hierarchy": {"los_hierarchy": True},
+    "paper": {"start_link_share": {100: 0.13, 1000: 0.23, 10000: 0.98}},
+}
+
+
+def overrides_at(n: int, overrides: dict) -> dict:
+    """The overrides for graphs of size n: per-N values taken at n (log-linear between the Ns given)."""
+    out = {}
+    for name, value in overrides.items():
+        if not isinstance(value, dict):
+            out[name] = value
+            continue
+        if n in value:
+            out[name] = value[n]
+            continue
+        sizes = sorted(value)
+        below = max((size for size in sizes if size < n), default=sizes[0])
+        above = min((size for size in sizes if size > n), default=sizes[-1])
+        if below == above:
+            out[name] = value[below]
+            continue
+        share = (math.log(n) - math.log(below)) / (math.log(above) - math.log(below))
+        out[name] = value[below] + share * (value[above] - value[below])
+    return out
 
 
 def parse_params(text: str) -> dict:
@@ -80,7 +111,13 @@ def parse_params(text: str) -> dict:
 
 
 def run_generated(
-    sizes: list[int], runs: int, thresholds: list[float], seed: int, skip: set[str], overrides: dict
+    sizes: list[int],
+    runs: int,
+    thresholds: list[float],
+    seed: int,
+    skip: set[str],
+    overrides: dict,
+    reading: dict | None = None,
 ) -> dict:
     """{(threshold or None, row): {N: [(hit, downloads), ...]}}"""
     results: dict = {}
@@ -88,7 +125,7 @@ def run_generated(
         started = time.monotonic()
         for run in range(runs):
             rng = random.Random(f"{seed}-{n}-{run}")
-            params = GraphParameters(n=n, **overrides)
+            params = GraphParameters(n=n, **overrides_at(n, overrides))
             graph = generate(params, rng)
             target = rng.randrange(1, n)
             query = make_query(graph, target, params, rng)
@@ -106,6 +143,7 @@ def run_generated(
                     rng=random.Random(f"{seed}-{n}-{run}-{row}"),
                     target=target,
                     size_hint=n,
+                    reading=reading if name in ("LS", "LS2F") else None,
                 )
                 results.setdefault((threshold, row), {}).setdefault(n, []).append(
                     (result.found == target, result.downloads)
@@ -113,6 +151,24 @@ def run_generated(
             if (run + 1) % 10 == 0:
                 print(f"N={n}: {run + 1}/{runs} runs, {time.monotonic() - started:.0f} s", file=sys.stderr)
     return results
+
+
+def json_rows(results: dict) -> list[dict]:
+    """The tables as rows a program can check: one per algorithm row, threshold and N."""
+    rows = []
+    for (threshold, row), cells in results.items():
+        for n, outcomes in sorted(cells.items()):
+            rows.append(
+                {
+                    "algorithm": row,
+                    "threshold": threshold,
+                    "n": n,
+                    "runs": len(outcomes),
+                    "accuracy": round(sum(hit for hit, _ in outcomes) / len(outcomes), 4),
+                    "downloads": round(statistics.mean(d for _, d in outcomes), 2),
+                }
+            )
+    return rows
 
 
 def _all_but(wanted: set[str]) -> set[str]:
@@ -135,7 +191,7 @@ def trail(sizes: list[int], runs: int, seed: str, overrides: dict) -> str:
         anywhere: list[bool] = []
         for run in range(runs):
             rng = random.Random(f"{seed}-{n}-{run}")
-            params = GraphParameters(n=n, **overrides)
+            params = GraphParameters(n=n, **overrides_at(n, overrides))
             graph = generate(params, rng)
             target = rng.randrange(1, n)
             query = set(make_query(graph, target, params, rng))
@@ -176,7 +232,7 @@ def oracle(sizes: list[int], runs: int, seed: str, overrides: dict, budget: int)
         counts = [0, 0, 0, 0, 0]
         for run in range(runs):
             rng = random.Random(f"{seed}-{n}-{run}")
-            params = GraphParameters(n=n, **overrides)
+            params = GraphParameters(n=n, **overrides_at(n, overrides))
             graph = generate(params, rng)
             target = rng.randrange(1, n)
             query = set(make_query(graph, target, params, rng))
@@ -311,12 +367,97 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
                 )
                 try:
                     env.open()
-                    result = search(env, query_terms(query), name, rng=random.Random(seed), query_text=query)
+                    result = search(
+                        env,
+                        query_terms(query),
+                        name,
+                        rng=random.Random(seed),
+                        query_text=query,
+                        eager_stop=True,
+                    )
                 finally:
                     env.close()
                 hit = result.found is not None and env.final_urls.get(result.found, result.found) == url
                 out.setdefault(name, {}).setdefault(port, []).append((hit, result.downloads, url, query))
     return out
+
+
+def _same_page(a: str, b: str) -> bool:
+    """A directory URL and its index.html are one page (the case files name directories)."""
+
+    def key(url: str) -> str:
+        url = url.split("#", 1)[0]
+        return url[: -len("index.html")] if url.endswith("/index.html") else url
+
+    return key(a) == key(b)
+
+
+def run_cases(
+    path: str, budget: int, algorithms: list[str], seed: int, limit: int = 0, site_search: bool = True
+) -> dict:
+    """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
+    per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
+    an outcome (hit, downloads, target, query, top-3 hit, found, target read)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    from checks.pagefinding.live import LiveSettings, LiveSite
+    from checks.pagefinding.text import query_terms
+    from sites.http import FetchSettings
+
+    cases = json.loads(Path(path).read_text())["cases"]
+    if limit:
+        cases = cases[:limit]
+    out: dict = {}
+    for case in cases:
+        query = case["query"]
+        for name in algorithms:
+            env = LiveSite(
+                case["start"],
+                LiveSettings(
+                    fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
+                    use_site_search=site_search,
+                ),
+                max_downloads=budget,
+            )
+            try:
+                env.open()
+                result = search(
+                    env, query_terms(query), name, rng=random.Random(seed), query_text=query, eager_stop=True
+                )
+            finally:
+                env.close()
+            shown = [env.final_urls.get(node, str(node)) for node, _ in result.candidates]
+            found = env.final_urls.get(result.found, str(result.found)) if result.found is not None else None
+            hit = found is not None and _same_page(found, case["target"])
+            top3 = any(_same_page(url, case["target"]) for url in shown[:3])
+            site = case["start"].split("/")[2]
+            read = any(
+                _same_page(env.final_urls.get(entry.node, str(entry.node)), case["target"])
+                for entry in result.log
+                if entry.ok
+            )
+            out.setdefault(name, {}).setdefault(site, []).append(
+                (hit, result.downloads, case["target"], query, top3, found, read)
+            )
+    return out
+
+
+def cases_table(results: dict) -> str:
+    lines = [
+        "| algorithm | site | cases | accuracy | top-3 accuracy | median downloads | mean downloads |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, by_site in results.items():
+        every = [o for outcomes in by_site.values() for o in outcomes]
+        rows = [*by_site.items(), ("all", every)] if len(by_site) > 1 else list(by_site.items())
+        for site, outcomes in rows:
+            acc = sum(o[0] for o in outcomes) / len(outcomes)
+            top3 = sum(o[4] for o in outcomes) / len(outcomes)
+            downloads = [o[1] for o in outcomes]
+            lines.append(
+                f"| {name} | {site} | {len(outcomes)} | {acc:.2f} | {top3:.2f} | "
+                f"{statistics.median(downloads):g} | {statistics.mean(downloads):.1f} |"
+            )
+    return "\n".join(lines)
 
 
 def live_table(results: dict) -> str:
@@ -359,12 +500,32 @@ def main() -> None:
         default="default",
         help="a named generator reading (docs/pagefinding.md); --params applies on top of it",
     )
+    parser.add_argument(
+        "--reading",
+        default="",
+        help="a reading of the lost sheep's open steps, e.g. sheep_start=middle,sheep_clock=herd,"
+        "stop_sum=survivors (docs/pagefinding.md)",
+    )
     parser.add_argument("--live", action="store_true", help="the test bed's documentation sites instead")
+    parser.add_argument(
+        "--cases",
+        help="with --live: a case file (pagefinding_cases.py's shape) instead of title queries on --ports",
+    )
+    parser.add_argument("--limit", type=int, default=0, help="with --cases: only the first N cases")
+    parser.add_argument("--verbose", action="store_true", help="with --cases: one line per case")
+    parser.add_argument(
+        "--no-site-search",
+        action="store_true",
+        help="with --cases: do not use the site's search (its index or form): a site without one",
+    )
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
     parser.add_argument("--algorithms", default="BESTFIRST,LS2F,SIM")
-    parser.add_argument("--json", help="write the raw outcomes here")
+    parser.add_argument(
+        "--json",
+        help='write {"rows": [{"algorithm", "threshold", "n", "runs", "accuracy", "downloads"}]} here (--live: the outcomes)',
+    )
     parser.add_argument("--trail", action="store_true", help="what the links on the path to the target tell")
     parser.add_argument(
         "--oracle", action="store_true", help="upper bounds: a finder that sees every link label for free"
@@ -381,7 +542,24 @@ def main() -> None:
         sizes = [int(n) for n in args.sizes.split(",")]
         print(oracle(sizes, args.runs, args.seed, overrides, args.budget))
         return
-    if args.live:
+    if args.live and args.cases:
+        results = run_cases(
+            args.cases,
+            args.budget,
+            args.algorithms.split(","),
+            int(args.seed),
+            args.limit,
+            site_search=not args.no_site_search,
+        )
+        if args.verbose:
+            for name, by_site in results.items():
+                for outcomes in by_site.values():
+                    for hit, downloads, target, query, top3, found, read in outcomes:
+                        mark = "hit" if hit else ("top3" if top3 else ("read" if read else "MISS"))
+                        print(f"{name} {mark:4} {downloads:3} {query!r} {target} -> {found}")
+        print(cases_table(results))
+        raw = {name: by_site for name, by_site in results.items()}
+    elif args.live:
         results = run_live(
             [int(p) for p in args.ports.split(",")],
             args.per_site,
@@ -401,9 +579,10 @@ def main() -> None:
             args.seed,
             set(filter(None, args.skip.split(","))) | _all_but(set(filter(None, args.only.split(",")))),
             overrides,
+            dict(item.split("=", 1) for item in filter(None, args.reading.split(","))),
         )
         print(table(results, sizes, thresholds))
-        raw = {f"{t}|{row}": {str(n): o for n, o in cells.items()} for (t, row), cells in results.items()}
+        raw = {"rows": json_rows(results)}
     print(f"\n{time.monotonic() - started:.0f} s; load average {os.getloadavg()[0]:.1f}", file=sys.stderr)
     if args.json:
         Path(args.json).write_text(json.dumps(raw))

@@ -54,6 +54,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     )
 }
 DEFAULT_ALGORITHM = "BESTFIRST"
+CANDIDATES = 5  # the answer and its runners-up a result shows
 
 
 def algorithm_named(name: str) -> Algorithm:
@@ -77,6 +78,8 @@ def search(
     target: Node | None = None,
     size_hint: int | None = None,
     query_text: str = "",
+    eager_stop: bool = False,
+    reading: dict[str, str] | None = None,
 ) -> SearchResult:
     """Run `algorithm` over `env`; a search that uses up its download budget finds nothing."""
     chosen = algorithm_named(algorithm)
@@ -87,6 +90,8 @@ def search(
         target=target,
         size_hint=size_hint,
         query_text=query_text or " ".join(query),
+        eager_stop=eager_stop,
+        **(reading or {}),
     )
     exhausted = False
     try:
@@ -95,6 +100,12 @@ def search(
         found, exhausted = None, True
     path = env.path_to(found) if found is not None else []
     texts = [env.link_text_to(node) for node in path[1:]]
+    ranked = env.ranked or sorted(env.scores.items(), key=lambda item: -item[1])
+    candidates = [(node, score) for node, score in ranked[: CANDIDATES + 1] if node != found]
+    if found is not None:
+        score = next((score for node, score in ranked if node == found), None)
+        candidates.insert(0, (found, score if score is not None else 1.0))
+    candidates = candidates[:CANDIDATES]
     return SearchResult(
         found=found,
         downloads=env.downloads,
@@ -103,4 +114,5 @@ def search(
         algorithm=chosen.name,
         exhausted=exhausted,
         link_texts=texts,
+        candidates=candidates,
     )

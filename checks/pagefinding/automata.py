@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Iterable
 
 from .baselines import Settings, _best
-from .environment import Environment, Link, Node
+from .environment import Environment, Link, Node, label_promise
 
 
 class Sheep:
@@ -17,14 +17,20 @@ class Sheep:
     on reaching Q. Its duration f is the number of words it compared, t. The twofold variant moves S/2
     states on its first comparison, S/4 on its second and so on down to one (Granmo and Oommen)."""
 
-    __slots__ = ("state", "t", "quit", "twofold", "query")
+    __slots__ = ("state", "t", "quit", "twofold", "query", "clock")
 
-    def __init__(self, states: int, query: frozenset[str], twofold: bool) -> None:
-        self.state = 0
-        self.t = 0
+    def __init__(
+        self, states: int, query: frozenset[str], twofold: bool, *, start: str = "begin", clock=None
+    ) -> None:
         self.quit = max(1, states - 1)
+        # Readings of what the paper leaves open (docs/pagefinding.md): the state a sheep starts in (the
+        # beginning state B, or halfway to Q), and whether t is the sheep's own count of comparisons or a
+        # count shared by the herd ("let t := 0 before LS starts"), which then also sets the twofold step.
+        self.state = self.quit // 2 if start == "middle" else 0
+        self.t = 0
         self.twofold = twofold
         self.query = query
+        self.clock = clock  # a one-item list shared by the herd, or None
 
     @property
     def returned(self) -> bool:
@@ -32,10 +38,15 @@ class Sheep:
 
     def read(self, words: Iterable[str]) -> bool:
         """Compare words until the sheep returns; True while it is still out."""
-        quit, query = self.quit, self.query
+        quit, query, clock = self.quit, self.query, self.clock
         for word in words:
-            step = max(1, (self.quit + 1) >> (self.t + 1)) if self.twofold else 1
-            self.t += 1
+            count = self.t if clock is None else clock[0]
+            step = max(1, (self.quit + 1) >> min(count + 1, 62)) if self.twofold else 1
+            if clock is None:
+                self.t += 1
+            else:
+                clock[0] += 1
+                self.t = clock[0]  # f(x_j) = t: the herd's count when the sheep last compared
             if word in query:
                 self.state = max(0, self.state - step)
             else:
@@ -55,13 +66,15 @@ def _classify_all(env: Environment, query: tuple[str, ...], s: Settings, twofold
     scored: list[tuple[float, Node]] = []
     while queue:
         node, link, parent = queue.popleft()
-        page = env.download(node, via=(parent, link) if link is not None else None)
+        via = (parent, link) if link is not None else None
+        page = env.download(node, via=via, score=None if link is None else label_promise(query, link))
         if page is None:
             continue
         sheep = Sheep(s.states, wanted, twofold)
         if link is None or sheep.read(link.label):
             sheep.read(page.terms)
         scored.append((sheep.t, node))
+        env.rate(node, float(sheep.t))
         for child in page.links:
             if child.target not in seen:
                 seen.add(child.target)
@@ -84,20 +97,30 @@ def _lost_sheep(env: Environment, query: tuple[str, ...], s: Settings, twofold: 
     the sheep's durations reaches the threshold the search ends, otherwise the herder moves there and
     releases a new herd, at most `max_depth` times. The answer is the longest-out sheep of all the herds."""
     wanted = frozenset(query)
+    clock = [0] if s.sheep_clock == "herd" else None
     herder, page = env.start, env.download(env.start)
     answer: Node | None = None
     longest = -1.0  # the herder knows every sheep's find: the answer is the longest-out sheep of any herd
     been = {herder}
     for _ in range(s.max_depth):
         herd: list[tuple[float, Node]] = []
+        # Every sheep reads its link text first (no download); those still out then read their pages, the
+        # ones whose link text holds most of the query first, then those nearest the beginning state (on a
+        # live site the budget may not cover every page of the herd; the herd's outcome is the same when it
+        # does).
+        released = []
         for link in page.links if page else []:
             if link.target in been:
                 continue
-            sheep = Sheep(s.states, wanted, twofold)
-            if sheep.read(link.label):
-                child = env.download(link.target, via=(herder, link))
+            sheep = Sheep(s.states, wanted, twofold, start=s.sheep_start, clock=clock)
+            released.append((sheep.read(link.label), sheep, link))
+        released.sort(key=lambda item: (not item[0], -label_promise(query, item[2]), item[1].state))
+        for out, sheep, link in released:
+            if out:
+                child = env.download(link.target, via=(herder, link), score=label_promise(query, link))
                 if child is not None:
                     sheep.read(child.terms)
+                    env.rate(link.target, float(sheep.t))
             herd.append((sheep.t, link.target))
         lost = _best(herd, s.rng)
         if lost is None:
@@ -105,6 +128,8 @@ def _lost_sheep(env: Environment, query: tuple[str, ...], s: Settings, twofold: 
         if lost[0] > longest:
             longest, answer = lost[0], lost[1]
         total = sum(duration for duration, _ in herd)
+        if s.stop_sum == "survivors":  # the share among the sheep that read their page
+            total = sum(sheep.t for out, sheep, _ in released if out)
         if total and lost[0] / total >= s.threshold:
             return answer
         next_page = env.download(lost[1], via=(herder, _link_to(page, lost[1])))

@@ -9,7 +9,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .environment import Environment, Link, Node, Page, similarity
+from .environment import Environment, Link, Node, Page, by_promise, label_promise, page_similarity, similarity
 
 
 @dataclass
@@ -23,10 +23,33 @@ class Settings:
     size_hint: int | None = None  # the graph's size where known (generated graphs)
     budget: int = 200  # BESTFIRST's own limit when the environment sets none
     query_text: str = ""  # the query as typed, for a site's own search form
+    # Live sites: a greedy walk stops at the first child that reaches the threshold rather than reading the
+    # rest of its level (the paper's walk reads the level, then stops: the same answer unless a later child
+    # scores higher). A live home page often has more links than the download budget.
+    eager_stop: bool = False
+    # The lost sheep's open steps (docs/pagefinding.md): the sheep's start state ("begin": B; "middle"), what
+    # t counts ("sheep": its own comparisons; "herd": one count for the herd), and the sum the step-6 share is
+    # taken over ("herd": every sheep; "survivors": the sheep that read their page).
+    sheep_start: str = "begin"
+    sheep_clock: str = "sheep"
+    stop_sum: str = "herd"
 
 
 def _sim(query: tuple[str, ...], page: Page | None) -> float:
-    return 0.0 if page is None else similarity(query, page.term_set)
+    return page_similarity(query, page)
+
+
+def _answer(best: tuple[float, Node]) -> Node | None:
+    """The best page read, or None when it holds none of the query: an honest "not found"."""
+    return best[1] if best[0] > 0 else None
+
+
+def _rated(env: Environment, query: tuple[str, ...], node: Node, page: Page | None) -> float:
+    """The page's similarity to the query, recorded on the environment (the result's candidates)."""
+    score = _sim(query, page)
+    if page is not None:
+        env.rate(node, score)
+    return score
 
 
 def _best(scored: list[tuple[float, Node]], rng: random.Random) -> tuple[float, Node] | None:
@@ -42,7 +65,7 @@ def random_walk(env: Environment, query: tuple[str, ...], s: Settings) -> Node |
     visited page most similar to the query."""
     steps = max(1, int(s.walk_share * (s.size_hint or 1000)))
     current, page = env.start, env.download(env.start)
-    best = (_sim(query, page), current)
+    best = (_rated(env, query, current, page), current)
     for _ in range(steps):
         links = page.links if page else []
         if not links:
@@ -51,12 +74,12 @@ def random_walk(env: Environment, query: tuple[str, ...], s: Settings) -> Node |
                 break
             continue
         link = s.rng.choice(links)
-        page = env.download(link.target, via=(current, link))
+        page = env.download(link.target, via=(current, link), score=label_promise(query, link))
         current = link.target
-        score = _sim(query, page)
+        score = _rated(env, query, current, page)
         if score > best[0]:
             best = (score, current)
-    return best[1]
+    return _answer(best)
 
 
 def optimal(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
@@ -71,30 +94,33 @@ def optimal(env: Environment, query: tuple[str, ...], s: Settings) -> Node | Non
 def _greedy(score: Callable[[tuple[str, ...], Page, list[Page]], float]):
     def walk(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
         current, page = env.start, env.download(env.start)
-        best = (_sim(query, page), current)
+        best = (_rated(env, query, current, page), current)
         if best[0] >= s.threshold:
             return current
         visited = {current}
         for _ in range(s.max_depth):
             children: list[tuple[Node, Page]] = []
-            for link in page.links if page else []:
-                child = env.download(link.target, via=(current, link))
+            # Every child is read to be scored, the likeliest by its link text first: on a live page with
+            # more links than the budget, the walk does not spend it in page order.
+            for link in by_promise(query, page.links if page else []):
+                child = env.download(link.target, via=(current, link), score=label_promise(query, link))
                 if child is not None and link.target not in visited:
                     children.append((link.target, child))
+                    sim = _rated(env, query, link.target, child)
+                    if sim > best[0]:
+                        best = (sim, link.target)
+                    if s.eager_stop and best[0] >= s.threshold:
+                        return _answer(best)
+            if best[0] >= s.threshold:
+                return _answer(best)
             if not children:
                 break
-            sims = [(_sim(query, child), node) for node, child in children]
-            top = _best(sims, s.rng)
-            if top is not None and top[0] > best[0]:
-                best = top
-            if best[0] >= s.threshold:
-                return best[1]
             pages = [child for _, child in children]
             chosen = _best([(score(query, child, pages), node) for node, child in children], s.rng)
             current = chosen[1]  # type: ignore[index]
             page = dict(children)[current]
             visited.add(current)
-        return best[1]
+        return _answer(best)
 
     return walk
 
@@ -120,7 +146,7 @@ def astar(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
     popped whose similarity reaches the threshold, or after 20% of the graph."""
     limit = max(1, int(s.walk_share * (s.size_hint or 1000)))
     page = env.download(env.start)
-    best = (_sim(query, page), env.start)
+    best = (_rated(env, query, env.start, page), env.start)
     heap: list[tuple[float, float, Node, int]] = [(1 - best[0], s.rng.random(), env.start, 0)]
     expanded: set[Node] = set()
     while heap and env.downloads < limit:
@@ -134,12 +160,13 @@ def astar(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
             best = (score, node)
         if score >= s.threshold:
             return node
-        for link in page.links if page else []:
+        for link in by_promise(query, page.links if page else []):
             if link.target in expanded:
                 continue
-            child = env.download(link.target, via=(node, link))
-            heapq.heappush(heap, (depth + 1 + 1 - _sim(query, child), s.rng.random(), link.target, depth + 1))
-    return best[1]
+            child = env.download(link.target, via=(node, link), score=label_promise(query, link))
+            sim = _rated(env, query, link.target, child)
+            heapq.heappush(heap, (depth + 1 + 1 - sim, s.rng.random(), link.target, depth + 1))
+    return _answer(best)
 
 
 def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:
@@ -149,27 +176,31 @@ def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | Non
     the graph (the satisfactory number P(C) = 1/N ends no crawl before that)."""
     limit = max(1, int(s.walk_share * (s.size_hint or 1000)))
     start = env.download(env.start)
-    best = (_sim(query, start), env.start)
+    best = (_rated(env, query, env.start, start), env.start)
     votes: dict[Node, int] = {}
     links_of: dict[Node, tuple[Node, Link]] = {}
 
     def read(node: Node, page: Page | None) -> bool:
         nonlocal best
-        score = _sim(query, page)
+        score = _rated(env, query, node, page)
         if score > best[0]:
             best = (score, node)
+        # A page is relevant to the crawl when any of its text, its links' included, shares a query term: a
+        # contents page naming the query leads to the page (the answer is judged on the page's own text).
+        relevant = page is not None and similarity(query, page.term_set) > 0
         for link in page.links if page else []:
             if not env.downloaded(link.target):
-                votes[link.target] = votes.get(link.target, 0) + (1 if score > 0 else 0)
+                votes[link.target] = votes.get(link.target, 0) + (1 if relevant else 0)
                 links_of.setdefault(link.target, (node, link))
         return score >= 1.0
 
     if read(env.start, start):
         return env.start
-    for link in list(start.links if start else []):
+    for link in by_promise(query, list(start.links if start else [])):
         if env.downloaded(link.target):
             continue
-        if read(link.target, env.download(link.target, via=(env.start, link))):
+        page = env.download(link.target, via=(env.start, link), score=label_promise(query, link))
+        if read(link.target, page):
             return link.target
     # Largest vote first, ties at random; an entry whose vote has since grown is skipped when popped.
     heap = [(-count, s.rng.random(), node) for node, count in votes.items()]
@@ -181,10 +212,10 @@ def focused(env: Environment, query: tuple[str, ...], s: Settings) -> Node | Non
         if negative == 0:
             break
         del votes[node]
-        page = env.download(node, via=links_of[node])
+        page = env.download(node, via=links_of[node], score=float(-negative))
         if read(node, page):
             return node
         for link in page.links if page else []:
             if link.target in votes:
                 heapq.heappush(heap, (-votes[link.target], s.rng.random(), link.target))
-    return best[1]
+    return _answer(best)

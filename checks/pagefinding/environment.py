@@ -29,6 +29,9 @@ class Page:
     links: list[Link] = field(default_factory=list)
     title: str = ""
     title_terms: tuple[str, ...] = ()
+    # Live pages: the terms of the text outside links (a table of contents holds the query only in its
+    # links). None where a page has no such distinction (generated graphs).
+    own_terms: frozenset[str] | None = None
     term_set: frozenset[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -61,6 +64,9 @@ class SearchResult:
     algorithm: str
     exhausted: bool = False
     link_texts: list[str] = field(default_factory=list)
+    # The answer and its runners-up, best first, with the algorithm's own score for each (the first is
+    # `found` when there is one): how sure the search is.
+    candidates: list[tuple[Node, float]] = field(default_factory=list)
 
 
 class Environment:
@@ -72,6 +78,9 @@ class Environment:
         self.max_downloads = max_downloads
         self.log: list[Download] = []
         self.frontier: list[tuple[Node, float, str]] = []  # a finder's best candidates, for progress
+        # The pages read that answer the query best, with their scores, best first: set by the algorithm.
+        self.ranked: list[tuple[Node, float]] = []
+        self.scores: dict[Node, float] = {}  # every page an algorithm rated, with its rating
         self.on_download: Callable[[Environment], None] | None = None
         self._pages: dict[Node, Page | None] = {}
         self._reached: dict[Node, tuple[Node | None, str]] = {start: (None, "")}
@@ -86,6 +95,11 @@ class Environment:
         self._check_budget()
         self._other_fetches += 1
         self.log.append(Download(self.downloads, what, None, "", None, ok, note))
+
+    def rate(self, node: Node, score: float) -> None:
+        """Record an algorithm's rating of a page read: the result lists the best rated as candidates."""
+        if score > self.scores.get(node, float("-inf")):
+            self.scores[node] = score
 
     def _check_budget(self) -> None:
         if self.max_downloads is not None and self.downloads >= self.max_downloads:
@@ -135,6 +149,27 @@ class Environment:
 
     def describe(self) -> dict[str, Any]:
         return {"start": self.label(self.start)}
+
+
+def page_similarity(query: tuple[str, ...], page: Page | None) -> float:
+    """The share of the query a page says itself: on live pages the text outside its links (a list of
+    links that names the query is a way to the page, not the page), on generated pages all of it."""
+    if page is None:
+        return 0.0
+    return similarity(query, page.own_terms if page.own_terms is not None else page.term_set)
+
+
+def label_promise(query: tuple[str, ...], link: Link) -> float:
+    """The share of the query in a link's text and URL words: what a link says of its page before the page
+    is read."""
+    return similarity(query, frozenset(link.label) | frozenset(link.url_terms))
+
+
+def by_promise(query: tuple[str, ...], links: list[Link]) -> list[Link]:
+    """Links ordered by what their texts promise (page order among equals): an algorithm that reads every
+    child reads the likeliest first, which matters once a live site's download budget is smaller than a
+    page's links."""
+    return sorted(links, key=lambda link: -label_promise(query, link))
 
 
 def similarity(query: tuple[str, ...], words: tuple[str, ...] | frozenset[str]) -> float:

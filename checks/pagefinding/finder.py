@@ -46,6 +46,17 @@ SMOOTHING = 50.0
 # An HTML index or site map lists the site's pages with their titles: one download that shows many links.
 INDEX_LABELS = frozenset(terms("index site map sitemap contents"))
 INDEX_BONUS = 1.0  # test bed, 36 targets: 0.86 accuracy, median 10 downloads without; 0.89, 8.5 with
+# A page's relevance weighs its words as BM25 does (Robertson et al.; k1 = K1, length normalisation B): a
+# page that repeats the query's words beats one that mentions them once among many others (an index page).
+B = 0.75
+# The site's own search index (siteindex.py) ranks its pages for the query before any page is read: its
+# SEARCH_CANDIDATES best become candidates with SEARCH_WEIGHT times their index score (1 = every query word
+# in the title and text), ahead of any link.
+SEARCH_CANDIDATES = 50
+SEARCH_WEIGHT = 2.0
+# The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
+# a page holding fewer of the query's words than it lacks is not the page asked for.
+FOUND_SHARE = 0.5
 
 
 @dataclass
@@ -60,6 +71,8 @@ class Candidate:
     index_page: bool = False  # a link reading "Index", "Site map", "Contents": a page that lists the site
     # The words of each link text (and URL) pointing here, less the query's: what relevance feedback reads.
     other_words: list[tuple[str, ...]] = field(default_factory=list)
+    prior: float = 0.0  # the site's search index's score for this page (0 … 1), when it has one
+    indexed: bool = False  # the site's search index knows this page's words: its score says what it holds
 
 
 class BestFirst:
@@ -80,9 +93,22 @@ class BestFirst:
         self.feedback: Counter[str] = Counter()  # words of the pages read, weighted by their query terms
         self.feedback_total = 0.0
         self._topic_weights: dict[str, float] = {}  # topic_weight's cache, emptied when a page is read
+        self.site_index = None  # the site's own search index (siteindex.SiteIndex), when it has one
+        self.index_scores: dict[Node, float] = {}  # its score for every page it knows (0: none of the query)
+        # The query's words as typed, by term: the site's index stems words its own way.
+        self.typed: dict[str, str] = {}
+        for word in settings.query_text.split():
+            for term in terms(word):
+                self.typed.setdefault(term, word)
+        self.counts: dict[Node, Counter[str]] = {}  # query terms' frequencies on each page read
+        self.lengths: dict[Node, int] = {}
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
     def idf(self, term: str) -> float:
+        if self.site_index is not None:
+            df = self.site_index.document_frequency(self.typed.get(term, term))
+            if df is not None:  # the site's own count of the pages holding the word
+                return math.log(1 + (self.site_index.size - df + 0.5) / (df + 0.5))
         return math.log(1 + (self.documents - self.df[term] + 0.5) / (self.df[term] + 0.5))
 
     def _count(self, words: frozenset[str]) -> None:
@@ -90,11 +116,31 @@ class BestFirst:
         for term in self.wanted & words:
             self.df[term] += 1
 
-    def coverage(self, page: Page) -> float:
-        """Rarity-weighted share of the query on the page, and a bonus for its share in the page's title."""
+    def held(self, page: Page) -> float:
+        """The rarity-weighted share of the query's terms that the page holds (0 … 1)."""
         weights = {term: self.idf(term) for term in self.query}
         total = sum(weights.values()) or 1.0
-        text = sum(weight for term, weight in weights.items() if term in page.term_set) / total
+        return sum(weight for term, weight in weights.items() if term in page.term_set) / total
+
+    def bm25(self, page: Page) -> float:
+        """BM25 of the page's text for the query, divided by its bound (every term saturated): 0 … 1."""
+        counts = self.counts.get(page.node)
+        if counts is None:
+            counts = self.counts[page.node] = Counter(t for t in page.terms if t in self.wanted)
+            self.lengths[page.node] = len(page.terms)
+        average = sum(self.lengths.values()) / len(self.lengths)
+        norm = K1 * (1 - B + B * self.lengths[page.node] / max(1.0, average))
+        weights = {term: self.idf(term) for term in self.query}
+        total = sum(weights.values()) * (K1 + 1) or 1.0
+        return sum(weights[t] * n * (K1 + 1) / (n + norm) for t, n in counts.items()) / total
+
+    def coverage(self, page: Page) -> float:
+        """The page's relevance: the rarity-weighted share of the query it holds, its BM25 (which ranks the
+        pages holding the whole query by how much they are about it), and a bonus for the query's share in
+        the page's title."""
+        weights = {term: self.idf(term) for term in self.query}
+        total = sum(weights.values()) or 1.0
+        text = self.held(page) + self.bm25(page)
         if not page.title_terms:
             return text
         titled = frozenset(page.title_terms)
@@ -162,14 +208,25 @@ class BestFirst:
         weights = {term: self.idf(term) for term in self.query}
         total = sum(weights.values()) or 1.0
         text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
+        if candidate.indexed:
+            # The site's index has read the page: what it holds is known, better than what the page it was
+            # found on suggests (no inheritance); its link texts still name it (a title, a version number
+            # the index splits into digits).
+            return SEARCH_WEIGHT * candidate.prior + text - DEPTH_PENALTY * candidate.depth
         return (
             text
+            + SEARCH_WEIGHT * candidate.prior
             + INHERIT * candidate.inherited
             + HUB_BONUS * math.log(candidate.in_links)
             + (INDEX_BONUS if candidate.index_page else 0.0)
             + (FEEDBACK * self.topicality_of_link(candidate) if FEEDBACK else 0.0)
             - DEPTH_PENALTY * candidate.depth
         )
+
+    def _index_knows(self, candidate: Candidate) -> None:
+        score = self.index_scores.get(candidate.node)
+        if score is not None:
+            candidate.indexed, candidate.prior = True, score
 
     def _add_links(self, node: Node, page: Page, depth: int) -> None:
         relevance = self.topicality.get(node, 0.0)
@@ -190,12 +247,14 @@ class BestFirst:
                     link.target, node, link, depth + 1, handed_down, dict(tf), other_words=[other_words]
                 )
                 known.index_page = bool(link.label) and set(link.label) <= INDEX_LABELS
+                self._index_knows(known)
                 continue
             known.other_words.append(other_words)
-            # Several links to one page: each term counts its strongest mention, the best parent is kept.
+            # Several links to one page: their texts add up to one document about it (an index lists a page
+            # under several entries), which BM25 saturates; the best parent is kept.
             known.in_links += 1
             for term, value in tf.items():
-                known.tf[term] = max(known.tf.get(term, 0.0), value)
+                known.tf[term] = known.tf.get(term, 0.0) + value
             if handed_down > known.inherited:
                 known.inherited, known.parent, known.link = handed_down, node, link
 
@@ -234,6 +293,20 @@ class BestFirst:
                     0.0,
                     {t: FIELD_WEIGHTS["url"] * n for t, n in tf.items()},
                 )
+        if env.settings.use_site_search:
+            self.site_index = env.search_index()
+        if self.site_index is not None:
+            ranked = self.site_index.rank(self.settings.query_text, limit=None)
+            self.index_scores = {url: 0.0 for url in self.site_index.urls}
+            self.index_scores.update(ranked)
+            for known in self.frontier.values():
+                self._index_knows(known)
+            for url, _ in ranked[:SEARCH_CANDIDATES]:
+                if env.downloaded(url) or url in self.frontier:
+                    continue
+                shown = Link(target=url, label=(), text="(site search index)")
+                self._index_knows(self.frontier.setdefault(url, Candidate(url, env.start, shown, 1, 0.0)))
+            return
         url = env.search_url(self.settings.query_text) if env.settings.use_site_search else None
         if url and not env.downloaded(url):
             self.not_answers.add(url)
@@ -241,26 +314,34 @@ class BestFirst:
             results = env.download(url, via=(env.start, Link(target=url, label=(), text="(site search)")))
             self.read(url, results, 0)
 
-    def best_page(self) -> tuple[float, Node] | None:
-        """The downloaded page covering most of the query, rarity-weighted (recomputed as rarity changes)."""
-        best = None
-        for node, _ in self.relevance.items():
+    def ranking(self) -> list[tuple[Node, float]]:
+        """The pages read that hold part of the query, most relevant first (recomputed as rarity changes)."""
+        scored = []
+        for node in self.relevance:
             if node in self.not_answers:
                 continue
             page = self.env.download(node)  # in memory: no new download
-            if page is None:
+            if page is None or not self.wanted & page.term_set:
                 continue
-            score = self.coverage(page)
-            if best is None or score > best[0]:
-                best = (score, node)
-        return best
+            scored.append((node, self.coverage(page)))
+        scored.sort(key=lambda item: -item[1])
+        return scored
+
+    def answer(self) -> Node | None:
+        """The most relevant page read, or None when it holds less than FOUND_SHARE of the query; the
+        ranking, the answer's runners-up, is left on the environment either way."""
+        ranked = self.env.ranked = self.ranking()
+        if not ranked:
+            return None
+        best = self.env.download(ranked[0][0])
+        return ranked[0][0] if best is not None and self.held(best) >= FOUND_SHARE else None
 
     def run(self) -> Node | None:
         env = self.env
         start = env.download(env.start)
         self.read(env.start, start, 0)
         if start is not None and self.complete(start):
-            return env.start
+            return self.answered(env.start)
         best_score, best_node, improved_at = self.relevance[env.start], env.start, env.downloads
         self._other_sources(start)
         cap = env.max_downloads or self.settings.budget
@@ -282,14 +363,22 @@ class BestFirst:
             self.inherited[chosen.node] = chosen.inherited
             self.read(chosen.node, page, chosen.depth)
             if page is not None and chosen.node not in self.not_answers and self.complete(page):
-                return chosen.node
+                return self.answered(chosen.node)
             if chosen.node not in self.not_answers and self.relevance[chosen.node] > best_score:
                 best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
         if env.max_downloads is not None and env.downloads >= env.max_downloads:
-            # The auditor's budget ran out before the search was sure: report nothing rather than a guess.
+            # The auditor's budget ran out before the search was sure: report nothing rather than a guess
+            # (the pages it read are still shown, as candidates).
+            self.env.ranked = self.ranking()
             raise BudgetExhausted()
-        found = self.best_page()
-        return best_node if found is None else found[1]
+        return self.answer()
+
+    def answered(self, node: Node) -> Node:
+        """A page that ends the search is the answer; the other pages read are its runners-up."""
+        ranked = [item for item in self.ranking() if item[0] != node]
+        page = self.env.download(node)
+        self.env.ranked = [(node, self.coverage(page) if page is not None else 1.0), *ranked]
+        return node
 
 
 def best_first(env: Environment, query: tuple[str, ...], s: Settings) -> Node | None:

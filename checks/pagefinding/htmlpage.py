@@ -73,8 +73,11 @@ class PageLink:
 class ReadPage:
     title: str = ""
     text: str = ""
+    own_text: str = ""  # the text outside links: what the page says itself, not what it lists
     links: list[PageLink] = field(default_factory=list)
     search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
+    search_pages: list[str] = field(default_factory=list)  # <link rel="search" href>: the site's search page
+    scripts: list[str] = field(default_factory=list)  # <script src>, resolved: where a search page's index is
 
 
 def is_page_url(url: str) -> bool:
@@ -87,6 +90,7 @@ def read_page(root, *, url: str) -> ReadPage:
     page = ReadPage()
     title: list[str] = []
     body: list[str] = []
+    own: list[str] = []
     skip = 0
     anchor: list[str] | None = None
     anchor_href = ""
@@ -96,6 +100,18 @@ def read_page(root, *, url: str) -> ReadPage:
     for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
         if event == "start":
+            if (
+                tag == "link"
+                and "search" in (element.get("rel") or "").lower().split()
+                and element.get("href")
+            ):
+                found = normalize_url(element.get("href", ""), url)
+                if found:
+                    page.search_pages.append(found)
+            elif tag == "script" and element.get("src"):
+                found = normalize_url(element.get("src", ""), url)
+                if found:
+                    page.scripts.append(found)
             if tag in _SKIP and tag != "head":
                 skip += 1
             elif tag == "title" and element.text:
@@ -112,7 +128,7 @@ def read_page(root, *, url: str) -> ReadPage:
                 if (element.get("type") or "text").lower() in ("text", "search") and element.get("name"):
                     form = (form[0], element.get("name", ""))
             if not skip and element.text and tag != "title":
-                _add_text(element.text, body, anchor, blocks)
+                _add_text(element.text, body, anchor, blocks, own)
             continue
         if tag in _SKIP and tag != "head":
             skip -= 1
@@ -131,9 +147,10 @@ def read_page(root, *, url: str) -> ReadPage:
                 page.search_forms.append(form)
             form = None
         if not skip and element.tail:
-            _add_text(element.tail, body, anchor, blocks)
+            _add_text(element.tail, body, anchor, blocks, own)
     page.title = " ".join(" ".join(title).split())
     page.text = " ".join(body)
+    page.own_text = " ".join(own)
     return page
 
 
@@ -146,10 +163,12 @@ def _emit(page: ReadPage, blocks, anchor: list[str], href: str, url: str) -> Non
             blocks[-1][1].append(link)
 
 
-def _add_text(text: str, body: list[str], anchor: list[str] | None, blocks) -> None:
+def _add_text(text: str, body: list[str], anchor: list[str] | None, blocks, own: list[str]) -> None:
     body.append(text)
     if anchor is not None:
         anchor.append(text)
+    else:
+        own.append(text)
     if blocks:
         blocks[-1][0].append(text)
 

@@ -62,13 +62,15 @@ def findpage_step(ctx: JobContext) -> bool:
 
 
 def findpage_report(job: AnalysisJob) -> dict:
-    """The CLI's JSON: {"found": URL or null, "downloads": N, "path": [URL…], "algorithm"}."""
+    """The CLI's JSON: {"found": URL or null, "downloads": N (every request made), "path": [URL…],
+    "algorithm", "candidates": [{"url", "score"}…] (best first; the first is `found` when there is one)}."""
     result = job.result or {}
     return {
         "found": result.get("found"),
         "downloads": result.get("downloads", 0),
         "path": result.get("path", []),
         "algorithm": result.get("algorithm", job.parameters.get("algorithm")),
+        "candidates": result.get("candidates", []),
     }
 
 

@@ -16,6 +16,7 @@ from sites.http.urls import origin
 
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
+from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
 from .text import terms, url_terms
 
 MAX_SITEMAP_URLS = 50_000
@@ -53,6 +54,7 @@ class LiveSite(Environment):
         self.robots: RobotsRules | None = None
         self.final_urls: dict[Node, str] = {}
         self.search_forms: list[tuple[str, str]] = []
+        self.search_pages: list[str] = []  # the start page's <link rel="search"> and search form actions
 
     def close(self) -> None:
         self.polite.close()
@@ -109,6 +111,8 @@ class LiveSite(Environment):
         read = read_page(root, url=result.final_url)
         if node == self.start:
             self.search_forms = [form for form in read.search_forms if self.on_site(form[0])]
+            named = read.search_pages + [action for action, _ in self.search_forms]
+            self.search_pages = [url for url in dict.fromkeys(named) if self.on_site(url)]
         links: dict[str, Link] = {}
         for link in read.links:
             if not self.on_site(link.url) or link.url == url or link.url in links:
@@ -126,6 +130,7 @@ class LiveSite(Environment):
             links=list(links.values()),
             title=read.title,
             title_terms=title_terms,
+            own_terms=frozenset(terms(read.own_text)) | frozenset(title_terms),
         )
         return page, f"HTTP {result.status}"
 
@@ -170,6 +175,44 @@ class LiveSite(Environment):
             ):
                 links.append(Link(target=url, label=(), text="", url_terms=url_terms(url)))
         return links
+
+    def _fetch_other(self, url: str, note: str):
+        """A request that is not a page of the search (counted as a download), or None when robots.txt
+        forbids it or it fails."""
+        if self.robots is not None and not self.robots.allowed(url):
+            return None
+        result = self.polite.fetch(url)
+        ok = result.ok and result.status == 200 and self.on_site(result.final_url)
+        self.count_fetch(url, ok=ok, note=note)
+        return result if ok else None
+
+    def search_index(self) -> SiteIndex | None:
+        """The site's own search index, found as its search page finds it: the search page the start page
+        names (<link rel="search">, else its search form's action) is read, and the `searchindex.js` it loads
+        (Sphinx's) is read. Two downloads; None (after what it tried) when the site has no such index."""
+        for search_page in self.search_pages[:1]:
+            result = self._fetch_other(search_page, "search page")
+            if result is None or not result.is_html:
+                continue
+            root, _ = parse_document(result.body, result.charset)
+            if root is None:
+                continue
+            scripts = read_page(root, url=result.final_url).scripts
+            index_url = next((src for src in scripts if src.rsplit("/", 1)[-1] == "searchindex.js"), None)
+            if index_url is None or not self.on_site(index_url):
+                continue
+            fetched = self._fetch_other(index_url, "site search index")
+            if fetched is None:
+                continue
+            # The directory builder serves every page as a directory, the search page too.
+            suffix = "/" if urlsplit(result.final_url).path.endswith("/") else ".html"
+            try:
+                index = parse_sphinx_index(fetched.body, index_url=fetched.final_url, page_suffix=suffix)
+            except NotAnIndex:
+                continue
+            index.urls = [normalize_url(url) or url for url in index.urls]
+            return index
+        return None
 
     def search_url(self, query_text: str) -> str | None:
         """The start page's own search form filled with the query (a GET form with a text field)."""

@@ -111,6 +111,7 @@ def findpage_run(
             states=parameters["states"],
             rng=random.Random(0),
             query_text=parameters["query"],
+            eager_stop=True,
         )
     finally:
         env.close()
@@ -121,6 +122,7 @@ def findpage_run(
         "link_texts": result.link_texts,
         "algorithm": result.algorithm,
         "exhausted": result.exhausted,
+        "candidates": [{"url": str(node), "score": round(score, 3)} for node, score in result.candidates],
         "log": [
             {
                 "n": d.number,

@@ -276,3 +276,37 @@ def test_run_page_types_on_a_crawl(
     page.screenshot(path=str(artifacts / "page-types.png"), full_page=True)
     job.refresh_from_db()
     assert job.status == AnalysisJob.Status.FINISHED and job.result
+
+
+def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
+    signed_in_page, live_server, owner, httpserver, worker, redis_url, artifacts
+):
+    from checks.models import AnalysisJob
+    from checks.tasks import analysis_step
+    from sites.services.sites import site_create
+    from tests.checks.pagefinding.sites import serve_town_hall
+
+    site = site_create(owner=owner, url=serve_town_hall(httpserver), name="Town hall")
+    page = signed_in_page
+    page.goto(f"{live_server.url}/sites/{site.pk}/")
+    form = page.locator("form.analysis-form", has=page.locator("button:has-text('Run find a page')"))
+    form.locator("input[name=query]").fill("income tax form")
+    page.screenshot(path=str(artifacts / "1-find-a-page-form.png"), full_page=True)
+    form.locator("button:has-text('Run find a page')").click()
+    page.wait_for_selector("#job-progress")
+    job = AnalysisJob.objects.get(site=site, kind="findpage")
+    # As with crawls, the job the button enqueued is handed to the worker's broker.
+    with celery_app.connection_for_write(redis_url) as broker:
+        analysis_step.apply_async((job.pk,), connection=broker)
+    try:
+        page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"the search did not finish; worker log:\n{worker.read_text()[-3000:]}"
+        ) from None
+    page.wait_for_selector("#findpage-candidates")
+    page.screenshot(path=str(artifacts / "2-find-a-page-result.png"), full_page=True)
+    answer = httpserver.url_for("/tax-form.html")
+    assert answer in page.locator(".alert-success").inner_text()
+    first = page.locator("#findpage-candidates tbody tr").first
+    assert answer in first.inner_text() and first.locator("td.num").inner_text()

@@ -40,16 +40,28 @@ def test_the_json_has_exactly_the_issues_shape(httpserver, tmp_path):
     target = tmp_path / "found.json"
     findpage(start, "--query", "income tax form", "--algorithm", "ls2f", "--json", str(target))
     report = json.loads(target.read_text())
-    assert set(report) == {"found", "downloads", "path", "algorithm"}
+    assert set(report) == {"found", "downloads", "path", "algorithm", "candidates"}
     assert report["algorithm"] == "LS2F"
     assert report["path"][0] == start
     assert report["downloads"] >= 2
+    assert report["candidates"][0]["url"] == report["found"]
+    assert all(set(candidate) == {"url", "score"} for candidate in report["candidates"])
+    scores = [candidate["score"] for candidate in report["candidates"]]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_an_exhausted_budget_gives_found_null_not_an_error(httpserver):
     start = serve_town_hall(httpserver)
     out, _ = findpage(start, "--query", "income tax form", "--max-downloads", "3", "--json", "-")
-    assert json.loads(out) == {"found": None, "downloads": 3, "path": [], "algorithm": "BESTFIRST"}
+    report = json.loads(out)
+    assert {key: report[key] for key in ("found", "downloads", "path", "algorithm")} == {
+        "found": None,
+        "downloads": 3,
+        "path": [],
+        "algorithm": "BESTFIRST",
+    }
+    # What it read is still shown, with its scores, as candidates (none of them the answer).
+    assert all(set(candidate) == {"url", "score"} for candidate in report["candidates"])
 
 
 def _closed_port() -> int:
@@ -150,6 +162,11 @@ def test_the_site_page_offers_the_form_and_the_result_page_shows_path_log_and_hi
     assert "Earlier searches on this site" in page and "parking permit" in page
     report = json.loads(body(client.get(reverse("checks:job-report", args=[job.pk]))))
     assert report["found"] == httpserver.url_for("/tax-form.html")
+    # How sure: the answer first among the candidates, each with its score.
+    assert report["candidates"][0]["url"] == report["found"]
+    shown = page[page.index('id="findpage-candidates"') :]
+    assert "How sure" in shown and report["found"] in shown
+    assert f"{report['candidates'][0]['score']:.3f}" in shown
 
 
 def test_a_stranger_cannot_start_a_search_on_a_site(client, httpserver):
