@@ -7,6 +7,7 @@ import os
 import signal
 import time
 
+import kombu
 import pytest
 import redis
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -16,7 +17,6 @@ from sites.models import Crawl, Site
 from sites.tasks import crawl_step as crawl_step_task
 from tests.sites.factories import make_crawl, make_link, make_page, make_site
 from tests.sites.test_worker_resume import database_url, start_worker
-from webaudit.celery import app as celery_app
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
@@ -89,7 +89,7 @@ def test_add_a_site_crawl_it_watch_it_live_and_act_on_its_issues(
     page.screenshot(path=str(artifacts / "2-crawl-started.png"), full_page=True)
     # The live server shares this process's Celery app, whose broker in tests is not the worker's Redis: hand
     # the step the button enqueued to the worker's broker, as crawl_enqueue did.
-    with celery_app.connection_for_write(redis_url) as broker:
+    with kombu.Connection(redis_url) as broker:
         crawl_step_task.apply_async((crawl.pk, 0, crawl.generation, 1), connection=broker)
 
     # Watch it live: the page table fills while the crawl runs, without the page being reloaded.
@@ -228,7 +228,7 @@ def test_run_decay_on_a_crawl_and_find_its_high_decay_pages_in_the_overview(
     page.wait_for_selector("#job-progress")
     job = AnalysisJob.objects.get(crawl=crawl, kind="decay")
     # As with crawls, the job the button enqueued is handed to the worker's broker.
-    with celery_app.connection_for_write(redis_url) as broker:
+    with kombu.Connection(redis_url) as broker:
         analysis_step.apply_async((job.pk,), connection=broker)
     try:
         page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
@@ -267,7 +267,7 @@ def test_run_page_types_on_a_crawl(
     page.click("button:has-text('Run page types')")
     page.wait_for_selector("#job-progress")
     job = AnalysisJob.objects.get(crawl=crawl)
-    with celery_app.connection_for_write(redis_url) as broker:
+    with kombu.Connection(redis_url) as broker:
         analysis_step.apply_async((job.pk,), connection=broker)
     try:
         page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
@@ -296,7 +296,7 @@ def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
     page.wait_for_selector("#job-progress")
     job = AnalysisJob.objects.get(site=site, kind="findpage")
     # As with crawls, the job the button enqueued is handed to the worker's broker.
-    with celery_app.connection_for_write(redis_url) as broker:
+    with kombu.Connection(redis_url) as broker:
         analysis_step.apply_async((job.pk,), connection=broker)
     try:
         page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)

@@ -8,12 +8,12 @@ import signal
 import subprocess
 import sys
 
+import kombu
 import pytest
 
 from checks.jobs import job_start
 from checks.models import AnalysisJob
 from checks.tasks import analysis_step
-from tests.checks.celery_with_test_kind import app as celery_app
 from tests.sites.factories import make_crawl, make_page
 from tests.sites.test_worker_resume import (
     REPO,
@@ -46,7 +46,7 @@ def test_a_job_survives_its_worker_being_killed_and_counts_every_page_once(worke
 
     kind_register("tests.checks.jobkinds:KIND", name="pagecount")
     job = job_start(kind="pagecount", crawl=crawl, parameters={"chunk": 1, "pause": 0.15}, enqueue=False)
-    with celery_app.connection_for_write(worker_env["CELERY_BROKER_URL"]) as broker:
+    with kombu.Connection(worker_env["CELERY_BROKER_URL"]) as broker:
         analysis_step.apply_async((job.pk,), connection=broker)
 
     log = tmp_path / "worker.log"

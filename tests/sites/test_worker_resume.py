@@ -8,6 +8,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import kombu
 import pytest
 import redis
 from django.db import connection
@@ -17,7 +18,6 @@ from sites.models import Crawl, Link, Page
 from sites.services.crawls import crawl_run, crawl_start
 from sites.services.sites import site_create
 from sites.tasks import crawl_step as crawl_step_task
-from webaudit.celery import app as celery_app
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -86,7 +86,7 @@ def test_a_crawl_survives_its_worker_being_killed_and_finds_the_same_pages(
     expected_links = Link.objects.filter(crawl=reference).count()
 
     crawl = crawl_start(site=site, enqueue=False, max_pages=100_000)
-    with celery_app.connection_for_write(worker_env["CELERY_BROKER_URL"]) as broker:
+    with kombu.Connection(worker_env["CELERY_BROKER_URL"]) as broker:
         crawl_step_task.apply_async((crawl.pk, 0), connection=broker)
     log = tmp_path / "worker.log"
     first = start_worker(worker_env, log)
