@@ -22,6 +22,7 @@ from sites.http import parse_robots as robots_text_of
 # A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
 MAX_CRAWL_DELAY = 60.0
 RETRYABLE_STATUSES = frozenset({429, 503})
+NOT_MODIFIED = 304
 # zlib level 1 shrinks documentation HTML ~3.5x at 5x the speed of the default level 6 (~4x).
 BODY_COMPRESSION_LEVEL = 1
 HOST_UNREACHABLE = frozenset({"invalid_url", "dns", "connect", "blocked_address", "tls"})
@@ -33,6 +34,24 @@ class FetchJob:
     url: str
     is_internal: bool
     attempts: int = 0
+    # What the page answered in the crawl's baseline (its id there, ETag, Last-Modified), when that answer
+    # can be asked again conditionally; a 304 then reuses the baseline's page instead of downloading it.
+    baseline: Validators | None = None
+
+
+@dataclass(frozen=True)
+class Validators:
+    page_id: int
+    etag: str = ""
+    last_modified: str = ""
+
+    def headers(self) -> dict[str, str]:
+        headers = {}
+        if self.etag:
+            headers["If-None-Match"] = self.etag
+        if self.last_modified:
+            headers["If-Modified-Since"] = self.last_modified
+        return headers
 
 
 @dataclass
@@ -49,6 +68,12 @@ class PageOutcome:
     compressed_body: bytes | None = None
     extracts: dict[str, bytes] = field(default_factory=dict)  # the analyses' extractors' results, by name
     judgement: Judgement | None = None
+    # Answered 304 to the baseline's validators: nothing was downloaded, the baseline's page stands.
+    not_modified: bool = False
+
+    @property
+    def bytes_received(self) -> int:
+        return len(self.result.body) if self.result is not None else 0
 
     @property
     def requests(self) -> int:
@@ -89,9 +114,9 @@ class CrawlSession:
         if config.classify:
             self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
-    def _polite_fetch(self, url: str) -> FetchResult:
+    def _polite_fetch(self, url: str, headers: dict[str, str] | None = None) -> FetchResult:
         with self.throttle.slot(site_key(url), self._crawl_delay(url)):
-            return self.fetcher.fetch(url)
+            return self.fetcher.fetch(url, headers=headers)
 
     def _robots_allow(self, url: str) -> bool:
         rules = self.rules.get(origin(url)) if self.config.obey_robots else None
@@ -147,7 +172,11 @@ class CrawlSession:
         if not self._robots_allow(job.url):
             outcome.blocked_by_robots = True
             return outcome
-        result = outcome.result = self._polite_fetch(job.url)
+        conditional = job.baseline.headers() if job.baseline is not None else None
+        result = outcome.result = self._polite_fetch(job.url, conditional)
+        if result.status == NOT_MODIFIED and conditional:
+            outcome.not_modified = True
+            return outcome
         if result.status in RETRYABLE_STATUSES and job.attempts < self.config.retries:
             backoff = self.config.backoff_seconds * 2**job.attempts
             outcome.retry_in = min(self.config.backoff_cap_seconds, max(result.retry_after or 0.0, backoff))

@@ -80,9 +80,14 @@ class Fetcher:
     def close(self) -> None:
         self._session.close()
 
-    def fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
-        """GET `url`, following redirects; report any failure in the result instead of raising."""
-        return self._exchange(url, max_bytes, self._follow)
+    def fetch(
+        self, url: str, *, max_bytes: int | None = None, headers: dict[str, str] | None = None
+    ) -> FetchResult:
+        """GET `url`, following redirects; report any failure in the result instead of raising.
+
+        `headers` go with the first request only (conditional validators belong to `url`, not to wherever it
+        redirects)."""
+        return self._exchange(url, max_bytes, partial(self._follow, headers=headers))
 
     def post_json(self, url: str, payload: object, *, max_bytes: int | None = None) -> FetchResult:
         """POST `payload` as JSON to `url` once; report any failure in the result instead of raising.
@@ -121,10 +126,13 @@ class Fetcher:
         except Exception as bug:  # The classifier itself must not turn a bad page into a crash.
             return ErrorKind.PROTOCOL.value, f"{type(exc).__name__} (unclassified: {type(bug).__name__})"
 
-    def _follow(self, result: FetchResult, deadline: Deadline, cap: int) -> None:
+    def _follow(
+        self, result: FetchResult, deadline: Deadline, cap: int, headers: dict[str, str] | None = None
+    ) -> None:
         seen = {same_resource(result.url)}
         while True:
-            with closing(self._send("GET", result.final_url, deadline)) as response:
+            first = headers if not result.redirects else None
+            with closing(self._send("GET", result.final_url, deadline, headers=first)) as response:
                 location = self._take_answer(response, result.final_url, result, deadline, cap)
             if location is None:
                 return

@@ -24,7 +24,13 @@ from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
-from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
+from sites.services.frontier import (
+    frontier_claim,
+    frontier_record,
+    frontier_seed,
+    frontier_status,
+    frontier_validators,
+)
 from sites.services.leases import (
     LeaseKeeper,
     crawl_new_generation,
@@ -119,6 +125,7 @@ def crawl_start(
             )
         crawl = Crawl.objects.create(
             site=site,
+            baseline=crawl_baseline_for(site=site),
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             settings=config.to_dict(),
             pages_queued=1,
@@ -128,6 +135,13 @@ def crawl_start(
         if enqueue:
             crawl_enqueue(crawl=crawl)
     return crawl
+
+
+def crawl_baseline_for(*, site: Site) -> Crawl | None:
+    """The crawl a new crawl of `site` asks conditionally against: the site's newest finished one."""
+    return (
+        Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk").first()
+    )
 
 
 def crawl_enqueue(*, crawl: Crawl) -> int:
@@ -236,8 +250,12 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
         session.probes.learn(
             probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
         )
+    baseline = frontier_validators(crawl=crawl, pages=pages)
     outcomes = session.submit_batch(
-        [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in pages]
+        [
+            FetchJob(page.pk, page.url, page.is_internal, page.attempts, baseline.get(page.pk))
+            for page in pages
+        ]
     )
     return InFlight(token, pages, outcomes, robots_requests)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import timedelta
 
 from django.db import connection, transaction
@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from checks.services import probes_save, url_health_clear, url_health_record
 from sites.crawler.config import CrawlConfig
-from sites.crawler.fetching import PageOutcome
-from sites.crawler.parse import ParsedPage
+from sites.crawler.fetching import PageOutcome, Validators
+from sites.crawler.parse import ExtractedLink, ParsedPage
 from sites.crawler.urls import CrawlScope
 from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
 
@@ -46,6 +46,8 @@ class RecordStats:
     admitted: int = 0
     links: int = 0
     requests: int = 0
+    bytes_received: int = 0
+    not_modified: int = 0
 
 
 def frontier_seed(*, crawl: Crawl, url: str) -> Page:
@@ -83,10 +85,28 @@ def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uu
             )
     pages = list(
         Page.objects.filter(id__in=ids, claim_token=token).only(
-            "id", "url", "depth", "is_internal", "attempts"
+            "id", "url", "url_key", "depth", "is_internal", "attempts"
         )
     )
     return token, pages
+
+
+def frontier_validators(*, crawl: Crawl, pages: list[Page]) -> dict[int, Validators]:
+    """The baseline's validators of each claimed page that can be asked for conditionally, by page id: a page
+    the baseline fetched with a 200 straight away (no redirect, no error) and an ETag or Last-Modified."""
+    if not crawl.baseline_id or not pages:
+        return {}
+    by_key = {page.url_key: page.pk for page in pages}
+    rows = Page.objects.filter(
+        crawl_id=crawl.baseline_id, url_key__in=list(by_key), state=Page.State.DONE, status_code=200
+    ).exclude(etag="", last_modified="")
+    found = {}
+    for baseline_id, key, etag, last_modified, redirects, error_kind in rows.values_list(
+        "id", "url_key", "etag", "last_modified", "redirects", "error_kind"
+    ):
+        if not redirects and not error_kind:
+            found[by_key[key]] = Validators(baseline_id, etag, last_modified)
+    return found
 
 
 def frontier_renew(*, crawl_id: int, tokens: list[uuid.UUID]) -> int:
@@ -147,6 +167,63 @@ VERDICT_DEFAULTS = {
 RETRY_FIELDS = ["state", "attempts", "claim_token", "claimed_at", "not_before", "status_code"]
 
 
+# What a page answering 304 takes over from its baseline row: everything its fetch and verdict found.
+REUSED_FIELDS = (
+    "status_code",
+    "final_url",
+    "redirects",
+    "content_type",
+    "size",
+    "content_hash",
+    "title",
+    "canonical_url",
+    "noindex",
+    "nofollow",
+    "error_kind",
+    "fetch_error",
+    "etag",
+    "last_modified",
+    "verdict",
+    "verdict_reason",
+    "soft404_probability",
+    "probe",
+    "strikes",
+    "failing_since",
+)
+
+
+@dataclass
+class BaselinePage:
+    fields: dict
+    body: tuple[bytes, str] | None = None
+    extracts: list[tuple[str, bytes]] = field(default_factory=list)
+    parsed: ParsedPage = field(default_factory=ParsedPage)
+
+
+def _baseline_pages(crawl: Crawl, outcomes: list[PageOutcome]) -> dict[int, BaselinePage]:
+    """The baseline rows the 304 answers of a batch reuse, by baseline page id: fields, body, extracts and
+    links, read in four queries before the batch's transaction."""
+    ids = [outcome.job.baseline.page_id for outcome in outcomes]
+    if not ids:
+        return {}
+    found = {
+        row.pop("id"): BaselinePage(fields={**row, "not_modified": True})
+        for row in Page.objects.filter(pk__in=ids, crawl_id=crawl.baseline_id).values("id", *REUSED_FIELDS)
+    }
+    for page_id, data, encoding in PageBody.objects.filter(page_id__in=list(found)).values_list(
+        "page_id", "data", "encoding"
+    ):
+        found[page_id].body = (bytes(data), encoding)
+    for page_id, name, data in PageExtract.objects.filter(page_id__in=list(found)).values_list(
+        "page_id", "name", "data"
+    ):
+        found[page_id].extracts.append((name, bytes(data)))
+    links = Link.objects.filter(crawl_id=crawl.baseline_id, source_id__in=list(found)).order_by("id")
+    for source_id, *link in links.values_list("source_id", "target_url", "text", "tag", "nofollow"):
+        found[source_id].parsed.links.append(ExtractedLink(*link))
+    return found
+
+
 def _page_fields(outcome: PageOutcome, now) -> dict:
     if outcome.blocked_by_robots or outcome.result is None:
         return {
@@ -172,8 +249,17 @@ def _page_fields(outcome: PageOutcome, now) -> dict:
         "error_kind": result.error_kind,
         "fetch_error": fetch_error,
         "fetched_at": now,
+        "etag": _validator(result.headers.get("etag", ""), 200),
+        "last_modified": _validator(result.headers.get("last-modified", ""), 64),
+        "not_modified": False,
         **_verdict_fields(outcome, now),
     }
+
+
+def _validator(value: str, limit: int) -> str:
+    """A validator to send back as it came; one too long for its column is dropped, never cut (a cut ETag
+    would never match, and a server might not expect it)."""
+    return value if len(value) <= limit else ""
 
 
 def _verdict_fields(outcome: PageOutcome, now) -> dict:
@@ -219,6 +305,7 @@ def frontier_record(
     extracts: list[PageExtract] = []
     done: list[tuple[int, dict]] = []
     retried: list[Page] = []
+    reused = _baseline_pages(crawl, [o for o in outcomes if o.not_modified])
     with transaction.atomic():
         held = Page.objects.filter(pk__in=list(by_id), claim_token=token, state=Page.State.CLAIMED)
         if connection.features.has_select_for_update:
@@ -226,9 +313,30 @@ def frontier_record(
         mine = set(held.values_list("id", flat=True))
         for outcome in outcomes:
             stats.requests += outcome.requests
+            stats.bytes_received += outcome.bytes_received
             page = by_id[outcome.job.page_id]
             if page.pk not in mine:
                 continue  # our claim went stale and another worker took the page over: its result stands
+            if outcome.not_modified:
+                baseline = reused.get(outcome.job.baseline.page_id)
+                if baseline is None:  # the baseline crawl was deleted meanwhile: fetch it again, in full
+                    page.state, page.attempts = Page.State.QUEUED, page.attempts + 1
+                    page.claim_token = page.claimed_at = page.not_before = None
+                    retried.append(page)
+                    continue
+                fields = {**baseline.fields, "response_ms": outcome.result.elapsed_ms, "fetched_at": now}
+                done.append((page.pk, fields))
+                stats.pages += 1
+                stats.not_modified += 1
+                stats.failed += fields["verdict"] in BROKEN_VERDICTS
+                if baseline.body is not None:
+                    bodies.append(PageBody(page=page, data=baseline.body[0], encoding=baseline.body[1]))
+                extracts += (PageExtract(page=page, name=name, data=data) for name, data in baseline.extracts)
+                if baseline.parsed.links:
+                    discovered.append(
+                        (page, baseline.parsed, not fields["nofollow"] or not config.obey_robots)
+                    )
+                continue
             if outcome.retry_in is not None:
                 page.state, page.attempts = Page.State.QUEUED, page.attempts + 1
                 page.claim_token = page.claimed_at = None
@@ -273,6 +381,8 @@ def _count_progress(crawl: Crawl, stats: RecordStats) -> None:
         pages_failed=F("pages_failed") + stats.failed,
         links_found=F("links_found") + stats.links,
         requests_made=F("requests_made") + stats.requests,
+        bytes_received=F("bytes_received") + stats.bytes_received,
+        not_modified=F("not_modified") + stats.not_modified,
         heartbeat_at=timezone.now(),
     )
 

@@ -207,6 +207,9 @@ def crawl_summary(crawl: Crawl) -> dict:
         "links_found": crawl.links_found,
         "requests": crawl.requests_made,
         "requests_per_page": round(crawl.requests_per_page, 3),
+        "bytes_received": crawl.bytes_received,
+        "not_modified": crawl.not_modified,
+        "baseline": crawl.baseline_id,
         "verdicts": verdict_counts(crawl),
         "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
     }
