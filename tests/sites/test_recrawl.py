@@ -2,50 +2,16 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
-
 import pytest
-from pytest_httpserver import HTTPServer
-from werkzeug.wrappers import Request, Response
 
 from sites.models import Link, Page, PageBody
 from sites.services.crawls import crawl_run, crawl_start
 from sites.services.reports import crawl_summary
 from sites.services.sites import site_create
+from tests.sites.recrawl_site import NOT_FOUND, ValidatingSite
 from tests.sites.sitebuilder import html
 
 pytestmark = pytest.mark.django_db
-
-
-class ValidatingSite:
-    """Pages by path that carry an ETag and Last-Modified and answer 304 when asked with a matching one."""
-
-    LAST_MODIFIED = "Mon, 02 Nov 2026 10:00:00 GMT"
-
-    def __init__(self, server: HTTPServer, pages: dict[str, str]) -> None:
-        self.pages = dict(pages)
-        self.conditional: list[tuple[str, str, str]] = []  # (path, If-None-Match, If-Modified-Since)
-        server.no_handler_status_code = 404
-        server.expect_request("/robots.txt").respond_with_data("", content_type="text/plain")
-        server.expect_request(re.compile("^/(?!robots).*")).respond_with_handler(self.answer)
-        self.root = server.url_for("/")
-
-    def etag(self, path: str) -> str:
-        return '"' + hashlib.sha1(self.pages[path].encode()).hexdigest()[:16] + '"'
-
-    def answer(self, request: Request) -> Response:
-        path = request.path
-        if path not in self.pages:
-            return Response("<html><body>Not found</body></html>", status=404, content_type="text/html")
-        asked_etag = request.headers.get("If-None-Match", "")
-        asked_date = request.headers.get("If-Modified-Since", "")
-        if asked_etag or asked_date:
-            self.conditional.append((path, asked_etag, asked_date))
-        headers = {"ETag": self.etag(path), "Last-Modified": self.LAST_MODIFIED}
-        if asked_etag == self.etag(path):
-            return Response(status=304, headers=headers)
-        return Response(self.pages[path], content_type="text/html; charset=utf-8", headers=headers)
 
 
 @pytest.fixture
@@ -80,7 +46,7 @@ def test_a_recrawl_of_an_unchanged_site_asks_conditionally_and_reuses_every_page
     summary = crawl_summary(second)
     assert summary["not_modified"] == 4
     # Only /gone's 404 page was downloaded the second time.
-    assert summary["bytes_received"] == len(b"<html><body>Not found</body></html>")
+    assert summary["bytes_received"] == len(NOT_FOUND)
     assert (
         first.bytes_received
         == sum(len(body.encode()) for body in site_pages.values()) + summary["bytes_received"]
