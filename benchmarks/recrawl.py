@@ -123,8 +123,12 @@ def main(argv: list[str] | None = None) -> int:
                 byte_ratio = statistics.median(
                     run["second"]["bytes_received"] / max(1, run["first"]["bytes_received"]) for run in runs
                 )
-                time_ratio = statistics.median(run["second"]["seconds"] / run["first"]["seconds"] for run in runs)
-                share = statistics.median(run["second"]["not_modified"] / run["second"]["pages"] for run in runs)
+                time_ratio = statistics.median(
+                    run["second"]["seconds"] / run["first"]["seconds"] for run in runs
+                )
+                share = statistics.median(
+                    run["second"]["not_modified"] / run["second"]["pages"] for run in runs
+                )
                 ratios = f"{byte_ratio:13.3f} {time_ratio:12.3f} {share:9.3f}"
             print(
                 f"{site_name:9} {label:7} {median['pages']:6g} {median['seconds']:8.2f} "

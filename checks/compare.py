@@ -132,7 +132,7 @@ def crawl_compare(*, old: Crawl, new: Crawl) -> CrawlComparison:
             result.content_changed.append(url)
 
     result.health = (crawl_health(crawl=old).score, crawl_health(crawl=new).score)
-    result.mean_decay = (_mean_decay(old), _mean_decay(new))
+    result.mean_decay = (crawl_mean_decay(old), crawl_mean_decay(new))
     result.decay_raisers = _decay_raisers(new, result.new_broken_targets)
     return result
 
@@ -150,7 +150,7 @@ def _internal_pages(crawl: Crawl) -> dict[str, tuple[str, str, str]]:
     }
 
 
-def _mean_decay(crawl: Crawl) -> float | None:
+def crawl_mean_decay(crawl: Crawl) -> float | None:
     """The site's mean decay at the first σ of the crawl's latest finished decay job; None without one."""
     job = decay_latest_job(crawl=crawl)
     if job is None:

@@ -1,6 +1,6 @@
 """The HTTP client every fetch of webaudit goes through, with robots.txt and per-host politeness."""
 
-from .client import Fetcher
+from .client import Fetcher, json_body
 from .decoding import decode_body, is_html_type
 from .policy import FetchPolicy
 from .result import ErrorKind, FetchResult, Hop
@@ -17,6 +17,7 @@ __all__ = [
     "RobotsRules",
     "decode_body",
     "is_html_type",
+    "json_body",
     "parse_robots",
     "robots_url",
 ]

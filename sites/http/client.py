@@ -39,6 +39,11 @@ ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
+def json_body(payload: object) -> bytes:
+    """The bytes `Fetcher.post_json` sends for `payload`."""
+    return json.dumps(payload).encode()
+
+
 def _accept_encoding() -> str:
     # Offer brotli only when urllib3 found a brotli module to decode it with.
     return "gzip, deflate, br" if "br" in ACCEPT_ENCODING.split(",") else "gzip, deflate"
@@ -89,13 +94,21 @@ class Fetcher:
         redirects)."""
         return self._exchange(url, max_bytes, partial(self._follow, headers=headers))
 
-    def post_json(self, url: str, payload: object, *, max_bytes: int | None = None) -> FetchResult:
-        """POST `payload` as JSON to `url` once; report any failure in the result instead of raising.
+    def post_json(
+        self,
+        url: str,
+        payload: object,
+        *,
+        max_bytes: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> FetchResult:
+        """POST `payload` as JSON to `url` once; report any failure in the result instead of raising. The body is
+        `json_body(payload)`, so a caller can sign exactly what is sent (in `headers`).
 
         A redirect answer is recorded as the one hop and reported as REDIRECT_NOT_FOLLOWED: re-sending a
         POST to wherever an answer points is the caller's decision, not the client's.
         """
-        return self._exchange(url, max_bytes, partial(self._post, body=json.dumps(payload).encode()))
+        return self._exchange(url, max_bytes, partial(self._post, body=json_body(payload), headers=headers))
 
     def _exchange(
         self, url: str, max_bytes: int | None, run: Callable[[FetchResult, Deadline, int], None]
@@ -157,9 +170,15 @@ class Fetcher:
             return ErrorKind.TOO_MANY_REDIRECTS, f"More than {self.policy.max_redirects} redirects"
         return None
 
-    def _post(self, result: FetchResult, deadline: Deadline, cap: int, body: bytes) -> None:
+    def _post(
+        self, result: FetchResult, deadline: Deadline, cap: int, body: bytes, headers: dict[str, str] | None
+    ) -> None:
         response = self._send(
-            "POST", result.url, deadline, data=body, headers={"Content-Type": JSON_CONTENT_TYPE}
+            "POST",
+            result.url,
+            deadline,
+            data=body,
+            headers={**(headers or {}), "Content-Type": JSON_CONTENT_TYPE},
         )
         with closing(response):
             location = self._take_answer(response, result.url, result, deadline, cap)
