@@ -168,6 +168,8 @@ class DecayFix(models.Model):
 
     class Meta:
         ordering = ["rank"]
+        verbose_name = "decay fix"
+        verbose_name_plural = "decay fixes"  # Django would say "decay fixs"
         constraints = [models.UniqueConstraint(fields=["job", "rank"], name="decay_fix_unique_rank")]
 
     def __str__(self) -> str:

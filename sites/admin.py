@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.db.models import Count, F, QuerySet
 from django.http import HttpRequest
+from django.template.defaultfilters import pluralize
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
@@ -35,6 +36,10 @@ PROBE_LABELS = {
 }
 
 
+def _crawls(count: int) -> str:
+    return f"{count} crawl{pluralize(count)}"
+
+
 def _start_crawls(modeladmin: admin.ModelAdmin, request: HttpRequest, sites: list[Site]) -> None:
     started, failed = [], []
     for site in sites:
@@ -44,7 +49,7 @@ def _start_crawls(modeladmin: admin.ModelAdmin, request: HttpRequest, sites: lis
             failed.append(f"{site}: {exc}")
     if started:
         ids = ", ".join(f"#{crawl.pk}" for crawl in started)
-        modeladmin.message_user(request, f"Started {len(started)} crawl(s): {ids}.", messages.SUCCESS)
+        modeladmin.message_user(request, f"Started {_crawls(len(started))}: {ids}.", messages.SUCCESS)
     for message in failed:
         modeladmin.message_user(request, f"Could not start a crawl of {message}", messages.ERROR)
 
@@ -172,9 +177,9 @@ class CrawlAdmin(CountedDeletionMixin, admin.ModelAdmin):
     def cancel(self, request: HttpRequest, queryset: QuerySet[Crawl]) -> None:
         cancelled = sum(crawl_cancel(crawl=crawl) for crawl in queryset)
         skipped = queryset.count() - cancelled
-        self.message_user(request, f"Cancelled {cancelled} crawl(s).", messages.SUCCESS)
+        self.message_user(request, f"Cancelled {_crawls(cancelled)}.", messages.SUCCESS)
         if skipped:
-            self.message_user(request, f"{skipped} crawl(s) had already ended.", messages.WARNING)
+            self.message_user(request, f"{_crawls(skipped)} had already ended.", messages.WARNING)
 
     @admin.action(description="Start again (a new crawl of the same site)")
     def start_again(self, request: HttpRequest, queryset: QuerySet[Crawl]) -> None:
@@ -257,6 +262,7 @@ class PageAdmin(ReadOnlyRecordAdmin):
                     "canonical_url",
                     "noindex",
                     "nofollow",
+                    "in_sitemap",
                     "error_kind",
                     "fetch_error",
                     "fetched_at",

@@ -10,6 +10,7 @@ from django.conf import settings
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import Site
 from sites.services.dashboard import SCOPES, STATUS_CLASSES, VERDICTS, PageFilter
+from sites.services.issues import BROKEN_TARGET_ORDERS, BROKEN_TARGET_SCOPES, ISSUE_KINDS
 
 PATTERN_HELP = "Regular expressions, one a line, matched anywhere in the URL."
 
@@ -128,6 +129,13 @@ class PageFilterForm(PlainLabelsForm):
     )
     broken = forms.BooleanField(required=False, label="Broken only")
     q = forms.CharField(required=False, label="URL contains", max_length=500)
+    # Only the kinds that list pages: the broken-target kinds list targets in their own table.
+    issue = forms.ChoiceField(
+        required=False,
+        label="Issue",
+        choices=[("", "Any issue")]
+        + [(kind.kind, kind.title) for kind in ISSUE_KINDS if kind.anchor == "pages"],
+    )
 
     def page_filter(self) -> PageFilter:
         self.is_valid()
@@ -138,4 +146,28 @@ class PageFilterForm(PlainLabelsForm):
             verdict=data.get("verdict", ""),
             broken=data.get("broken", False),
             search=data.get("q", "").strip(),
+            issue=data.get("issue", ""),
         )
+
+
+class BrokenTargetsForm(PlainLabelsForm):
+    """The GET parameters of the broken targets' table; an unknown choice falls back to the default."""
+
+    targets = forms.ChoiceField(
+        required=False,
+        label="Targets",
+        choices=[("", "All broken targets")]
+        + [("internal", "Internal"), ("external", "External"), ("soft404", "Soft-404")],
+    )
+    tsort = forms.ChoiceField(
+        required=False,
+        label="Sort",
+        choices=[(order, order) for order in BROKEN_TARGET_ORDERS],
+    )
+
+    def choice(self) -> tuple[str, str]:
+        """(scope, order) asked for, the defaults for whatever is missing or unknown."""
+        self.is_valid()
+        scope = self.cleaned_data.get("targets", "")
+        order = self.cleaned_data.get("tsort") or "-inlinks"
+        return (scope if scope in BROKEN_TARGET_SCOPES else "", order)

@@ -117,6 +117,9 @@ class Crawl(models.Model):
     )
     bytes_received = models.PositiveBigIntegerField(default=0, help_text="Body bytes of the pages fetched.")
     not_modified = models.PositiveIntegerField(default=0, help_text="Pages that answered 304 Not Modified.")
+    # Where the crawl is with the site's sitemaps (sites.services.sitemaps): not read yet, read (their URLs are in
+    # SitemapUrl), or their orphans admitted to the frontier (once the links found no more pages).
+    sitemap_phase = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -355,6 +358,23 @@ class Sitemap(models.Model):
 
     class Meta:
         ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class SitemapUrl(models.Model):
+    """A URL of the site that its sitemaps list, kept until the crawl's end tells the listed pages (in_sitemap)
+    and the orphans (listed, reached by no link) apart."""
+
+    crawl = models.ForeignKey(Crawl, on_delete=models.CASCADE, related_name="sitemap_urls")
+    url = models.TextField()
+    url_key = models.CharField(max_length=40)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["crawl", "url_key"], name="sitemap_url_unique_per_crawl")
+        ]
 
     def __str__(self) -> str:
         return self.url

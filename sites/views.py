@@ -18,7 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from sites.forms import PageFilterForm, ShareForm, SiteForm
+from sites.forms import BrokenTargetsForm, PageFilterForm, ShareForm, SiteForm
 from sites.models import Crawl, Site
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 from sites.services.dashboard import (
@@ -30,6 +30,13 @@ from sites.services.dashboard import (
     report_status_counts,
     site_verdict_summary,
     sites_with_last_crawl,
+)
+from sites.services.issues import (
+    broken_target_sources,
+    crawl_broken_targets,
+    crawl_health,
+    crawl_issues,
+    crawl_sitemap_summary,
 )
 from sites.services.reports import (
     CSV_LINK_COLUMNS,
@@ -43,13 +50,24 @@ from sites.services.reports import (
     page_extension_columns,
 )
 from sites.services.retention import CrawlActiveError, crawl_delete, deletion_summary
-from sites.services.sites import SiteError, site_create, site_share
+from sites.services.sites import (
+    SiteError,
+    site_create,
+    site_delete,
+    site_deletion_summary,
+    site_share,
+    site_unshare,
+    site_update,
+)
 
 SITES_PER_PAGE = 25
 CRAWLS_PER_PAGE = 20
 ROWS_PER_PAGE = 50
 # Each soft-404 row carries its evidence and stands several lines tall: fewer rows keep the section scannable.
 SOFT404_ROWS_PER_PAGE = 20
+# Each broken target carries its (expandable) source pages.
+TARGETS_PER_PAGE = 25
+SITEMAP_URLS_SHOWN = 20
 # json.iterencode yields tokens of a few bytes; sending them in ~64 KB pieces keeps the stream cheap.
 JSON_CHUNK_CHARS = 64 * 1024
 
@@ -93,6 +111,70 @@ def site_add(request: HttpRequest) -> HttpResponse:
             messages.success(request, f"Added {site}. Start a crawl when you are ready.")
             return redirect("sites:detail", site_id=site.pk)
     return render(request, "sites/site_form.html", {"form": form})
+
+
+def _managed_site(request: HttpRequest, site_id: int) -> Site:
+    site = _visible_site(request, site_id)
+    if not _can_manage(request.user, site):
+        raise PermissionDenied("Only the site's owner can change it.")
+    return site
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def site_edit(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _managed_site(request, site_id)
+    form = SiteForm(request.POST or None, instance=site)
+    if request.method == "POST" and form.is_valid():
+        try:
+            site_update(
+                site=site,
+                url=form.cleaned_data["url"],
+                name=form.cleaned_data["name"],
+                **form.crawl_settings(),
+            )
+        except SiteError as exc:
+            form.add_error("url", str(exc))
+        else:
+            messages.success(request, f"Saved the settings of {site}; the next crawl uses them.")
+            return redirect("sites:detail", site_id=site.pk)
+    return render(request, "sites/site_form.html", {"form": form, "site": site})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def site_delete_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    """GET asks for confirmation with what would be deleted, counted; POST deletes. Only the owner may."""
+    site = _managed_site(request, site_id)
+    if request.method == "POST":
+        try:
+            site_delete(site=site)
+        except SiteError as exc:
+            messages.error(request, str(exc))
+            return redirect("sites:detail", site_id=site.pk)
+        messages.success(request, f"Deleted {site} with its crawls and everything they found.")
+        return redirect("sites:list")
+    context = {
+        "site": site,
+        "summary": site_deletion_summary(site=site),
+        "active_crawl": site.crawls.filter(status__in=Crawl.ACTIVE).first(),
+    }
+    return render(request, "sites/site_delete.html", context)
+
+
+@login_required
+@require_POST
+def site_unshare_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _managed_site(request, site_id)
+    try:
+        user_id = int(request.POST.get("user", ""))
+    except ValueError:
+        return HttpResponse("user must be a user's number", status=400, content_type="text/plain")
+    if site_unshare(site=site, user_id=user_id):
+        messages.success(request, f"{site} is no longer shared with that user.")
+    else:
+        messages.info(request, f"{site} was not shared with that user.")
+    return redirect("sites:detail", site_id=site.pk)
 
 
 def _site_detail(request: HttpRequest, site: Site, share_form: ShareForm | None = None) -> HttpResponse:
@@ -169,6 +251,13 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     pages = Paginator(report_pages(crawl=crawl, page_filter=page_filter), ROWS_PER_PAGE)
     soft404_pages = Paginator(report_soft404_pages(crawl=crawl), SOFT404_ROWS_PER_PAGE)
     links = Paginator(report_broken_links(crawl=crawl), ROWS_PER_PAGE)
+    targets_form = BrokenTargetsForm(request.GET)
+    target_scope, target_order = targets_form.choice()
+    targets = Paginator(
+        crawl_broken_targets(crawl=crawl, scope=target_scope, order=target_order, with_sources=False),
+        TARGETS_PER_PAGE,
+    ).get_page(request.GET.get("tpage"))
+    broken_target_sources(crawl=crawl, targets=targets.object_list)
     soft404_page = soft404_pages.get_page(request.GET.get("spage"))
     soft404_page.object_list = inlinks_count(crawl=crawl, pages=list(soft404_page.object_list))
     page_rows = pages.get_page(request.GET.get("page"))
@@ -184,6 +273,12 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
         "can_manage": _can_manage(request.user, crawl.site),
+        "issues": crawl_issues(crawl=crawl),
+        "health": crawl_health(crawl=crawl),
+        "broken_targets": targets,
+        "target_scope": target_scope,
+        "target_order": target_order,
+        "sitemap": crawl_sitemap_summary(crawl=crawl, limit=SITEMAP_URLS_SHOWN, detail=True),
     }
     return render(request, "sites/crawl_detail.html", context)
 

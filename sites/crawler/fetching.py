@@ -114,9 +114,18 @@ class CrawlSession:
         if config.classify:
             self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
-    def _polite_fetch(self, url: str, headers: dict[str, str] | None = None) -> FetchResult:
+    def _polite_fetch(
+        self, url: str, max_bytes: int | None = None, headers: dict[str, str] | None = None
+    ) -> FetchResult:
         with self.throttle.slot(site_key(url), self._crawl_delay(url)):
-            return self.fetcher.fetch(url, headers=headers)
+            return self.fetcher.fetch(url, max_bytes=max_bytes, headers=headers)
+
+    def polite_fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
+        """Fetch one URL outside the page batches (a sitemap), within the host's politeness."""
+        return self._polite_fetch(url, max_bytes)
+
+    def robots_allow(self, url: str) -> bool:
+        return self._robots_allow(url)
 
     def _robots_allow(self, url: str) -> bool:
         rules = self.rules.get(origin(url)) if self.config.obey_robots else None
@@ -173,7 +182,7 @@ class CrawlSession:
             outcome.blocked_by_robots = True
             return outcome
         conditional = job.baseline.headers() if job.baseline is not None else None
-        result = outcome.result = self._polite_fetch(job.url, conditional)
+        result = outcome.result = self._polite_fetch(job.url, headers=conditional)
         if result.status == NOT_MODIFIED and conditional:
             outcome.not_modified = True
             return outcome

@@ -12,7 +12,7 @@ from datetime import timedelta
 from django import db
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -39,6 +39,8 @@ from sites.services.leases import (
     step_current,
 )
 from sites.services.retention import crawls_prune
+from sites.services.sitemaps import NOT_READ as SITEMAPS_NOT_READ
+from sites.services.sitemaps import sitemap_orphans_admit, sitemaps_read
 
 log = logging.getLogger(__name__)
 
@@ -161,6 +163,10 @@ def crawl_cancel(*, crawl: Crawl) -> bool:
     cancelled = Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE).update(
         status=Crawl.Status.CANCELLED, finished_at=timezone.now()
     )
+    if cancelled:
+        # Batches being written when the cancel came were waited for (the crawl's row lock), and none is written
+        # after it (frontier_record): the counters now say what is stored, for good.
+        crawl_recount(crawl=crawl)
     crawl.refresh_from_db()
     if cancelled:
         crawls_prune(site=crawl.site)
@@ -192,6 +198,8 @@ def crawl_step(
     except ModelVersionError as exc:
         crawl_fail(crawl_id=crawl.pk, error=f"The soft-404 model cannot be used: {exc}")
         return StepResult(more=False)
+    if crawl.sitemap_phase == SITEMAPS_NOT_READ:
+        _read_sitemaps(crawl, session, config)
     lease = settings.WEBAUDIT_CRAWL_LEASE_SECONDS
     deadline = time.monotonic() + (budget_seconds or settings.WEBAUDIT_CRAWL_STEP_SECONDS)
     batch_size = config.lane_concurrency * BATCH_PER_THREAD
@@ -225,6 +233,8 @@ def crawl_step(
                 return StepResult(more=True)
             status = frontier_status(crawl=crawl, lease_seconds=lease)
             if status.finished:
+                if sitemap_orphans_admit(crawl=crawl, config=config):
+                    continue  # the sitemap's orphans are crawled too
                 crawl_finish(crawl=crawl)
                 sessions.drop(crawl.pk)
                 return StepResult(more=False)
@@ -288,6 +298,15 @@ def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:
         ignore_conflicts=True,
     )
     return len(to_fetch)
+
+
+def _read_sitemaps(crawl: Crawl, session: CrawlSession, config: CrawlConfig) -> None:
+    """The site's sitemaps, read as the crawl starts (they need its robots.txt: the Sitemap lines, and whether
+    /sitemap.xml may be read)."""
+    robots_requests = _ensure_robots(crawl, session, [config.start_url])
+    if robots_requests:
+        Crawl.objects.filter(pk=crawl.pk).update(requests_made=F("requests_made") + robots_requests)
+    sitemaps_read(crawl=crawl, session=session)
 
 
 def _heartbeat(crawl: Crawl) -> None:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
 from sites.models import BROKEN, Crawl, Link, Page, Site, Verdict
+from sites.services.issues import NOT_CHECKED_KINDS, issue_condition
 
 # What the URL itself answered. A redirected page counts as 3xx and also in the class of where it ended,
 # so "3xx" lists every redirect while "4xx" still lists a redirect that ends on a missing page.
@@ -37,10 +38,11 @@ class PageFilter:
     verdict: str = ""
     broken: bool = False
     search: str = ""
+    issue: str = ""  # a page kind of the issues overview (sites.services.issues)
 
     @property
     def active(self) -> bool:
-        return bool(self.status or self.scope or self.verdict or self.broken or self.search)
+        return bool(self.status or self.scope or self.verdict or self.broken or self.search or self.issue)
 
 
 def sites_with_last_crawl(*, user) -> QuerySet[Site]:
@@ -77,6 +79,8 @@ def report_pages(*, crawl: Crawl, page_filter: PageFilter) -> QuerySet[Page]:
         pages = pages.filter(BROKEN)
     if page_filter.search:
         pages = pages.filter(url__icontains=page_filter.search)
+    if page_filter.issue:
+        pages = pages.filter(issue_condition(crawl=crawl, kind=page_filter.issue))
     return pages.defer("content_hash", "canonical_url", "claim_token", "probe").order_by("depth", "id")
 
 
@@ -129,8 +133,11 @@ def inlinks_count(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
 
 
 def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
-    """Links of the crawl whose target is broken, dead, soft-404 or failing, in the order they were found."""
-    broken_targets = Page.objects.filter(crawl=crawl).filter(BROKEN).values("id")
+    """Links of the crawl whose target is broken, dead, soft-404 or failing, in the order they were found; not
+    those the address guard refused, which were never asked (shown "not checked")."""
+    broken_targets = (
+        Page.objects.filter(crawl=crawl).filter(BROKEN).exclude(error_kind__in=NOT_CHECKED_KINDS).values("id")
+    )
     return (
         Link.objects.filter(crawl=crawl, target__in=broken_targets)
         .select_related("source", "target")

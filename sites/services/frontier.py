@@ -331,6 +331,10 @@ def frontier_record(
         if connection.features.has_select_for_update:
             held = held.select_for_update()
         mine = set(held.values_list("id", flat=True))
+        if not _still_active(crawl):
+            # Cancelled (or ended) while the batch was out: nothing more is stored, so the count the user saw
+            # when cancelling is the count kept. The crawl's row lock orders this against crawl_cancel.
+            return stats
         for outcome in outcomes:
             stats.requests += outcome.requests
             stats.bytes_received += outcome.bytes_received
@@ -389,6 +393,13 @@ def frontier_record(
         stats.requests += extra_requests
         _count_progress(crawl, stats)
     return stats
+
+
+def _still_active(crawl: Crawl) -> bool:
+    active = Crawl.objects.filter(pk=crawl.pk, status__in=Crawl.ACTIVE)
+    if connection.features.has_select_for_update:
+        active = active.select_for_update()
+    return active.exists()
 
 
 def _count_progress(crawl: Crawl, stats: RecordStats) -> None:

@@ -251,12 +251,17 @@ ISSUE_KINDS: tuple[IssueKind, ...] = (
 ISSUE_KINDS_BY_NAME = {kind.kind: kind for kind in ISSUE_KINDS}
 
 
-def issue_pages(*, crawl: Crawl, kind: str) -> QuerySet[Page]:
-    """The pages one issue kind lists (the page table's ?issue=KIND); ValueError for a kind it does not know."""
+def issue_condition(*, crawl: Crawl, kind: str) -> Q:
+    """The condition on the crawl's pages that one issue kind lists (the page table's ?issue=KIND); ValueError
+    for a kind it does not know."""
     queries = _issue_queries(crawl)
     if kind not in queries:
         raise ValueError(f"unknown issue kind {kind!r}")
-    return _crawl_pages(crawl).filter(queries[kind])
+    return queries[kind]
+
+
+def issue_pages(*, crawl: Crawl, kind: str) -> QuerySet[Page]:
+    return _crawl_pages(crawl).filter(issue_condition(crawl=crawl, kind=kind))
 
 
 def issue_kind_choices() -> list[tuple[str, str]]:
@@ -313,8 +318,8 @@ def issue_providers() -> tuple[Callable[[Crawl], Iterable[CrawlIssue]], ...]:
 
 HEALTH_FORMULA = (
     "health = 100 × (1 − (E + ½·W) ÷ P), rounded: P is the site's pages fetched, E those with an error "
-    "(the page is broken, or links to a broken page), W the others with a warning (slow, very large, "
-    f"a redirect chain of {REDIRECT_CHAIN_HOPS}+ hops)."
+    "(the page is broken, or links to a broken page of the site), W the others with a warning (links to a "
+    f"broken page of another site, slow, very large, a redirect chain of {REDIRECT_CHAIN_HOPS}+ hops)."
 )
 
 
@@ -331,15 +336,17 @@ def crawl_health(*, crawl: Crawl) -> Health:
     """The crawl's health, 0-100, comparable between crawls of a site of any size.
 
     health = 100 × (1 − (E + ½·W) / P), rounded, where P counts the site's pages fetched (internal, not blocked
-    by robots.txt), E those with an error (the page itself is dead, soft-404 or failing, or it links to a page
-    that is: its visitors meet the error), W the rest with a warning (slow, very large, a redirect chain of 3+
-    hops). A share, not a count, so a bigger site is not a sicker one; the same definition as the "share of
-    pages without errors" of the common site-audit tools, with warnings at half weight."""
+    by robots.txt), E those with an error (the page itself is dead, soft-404 or failing, or it links to a page of
+    the site that is: its visitors meet the error), W the rest with a warning (it links to a broken page of
+    another site, which the owner can only unlink; slow; very large; a redirect chain of 3+ hops). A share, not
+    a count, so a bigger site is not a sicker one; the "share of pages without errors" of the common site-audit
+    tools, with warnings at half weight."""
     pages = _fetched_internal(crawl)
     broken = _crawl_pages(crawl).filter(_broken_q())
-    error = _broken_q() | _sources_of_links_to(crawl, broken)
+    error = _broken_q() | _sources_of_links_to(crawl, broken.filter(is_internal=True))
     warning = (
-        Q(response_ms__gte=SLOW_PAGE_MS)
+        _sources_of_links_to(crawl, broken.filter(is_internal=False))
+        | Q(response_ms__gte=SLOW_PAGE_MS)
         | Q(size__gte=LARGE_PAGE_BYTES)
         | _redirect_chain_q()
         | Q(error_kind__in=("redirect_loop", "too_many_redirects"))

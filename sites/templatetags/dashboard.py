@@ -50,3 +50,38 @@ def page_query(context, param: str, number: int) -> str:
     query = context["request"].GET.copy()
     query[param] = number
     return "?" + query.urlencode()
+
+
+@register.simple_tag(takes_context=True)
+def sort_query(context, param: str, order: str, page_param: str) -> str:
+    """The current query string with the sort `param` set to `order`, back on the table's first page."""
+    query = context["request"].GET.copy()
+    query[param] = order
+    query.pop(page_param, None)
+    return "?" + query.urlencode()
+
+
+@register.filter
+def severity_class(severity: str) -> str:
+    """The CSS class of an issue's severity badge: sev-error, sev-warning or sev-notice."""
+    return f"sev-{severity}" if severity in ("error", "warning", "notice") else "sev-notice"
+
+
+# The singular of each table name deletion summaries count (sites.services.retention).
+_SINGULARS = {
+    "crawls": "crawl",
+    "pages": "page",
+    "page bodies": "page body",
+    "page extracts": "page extract",
+    "links": "link",
+    "robots.txt files": "robots.txt file",
+    "directory probes": "directory probe",
+    "analysis jobs": "analysis job",
+}
+
+
+@register.filter
+def counted(count: int, plural: str) -> str:
+    """ "1 crawl", "2 crawls", "1,234 links": a count with its noun agreeing."""
+    noun = _SINGULARS.get(plural, plural) if count == 1 else plural
+    return f"{count:,} {noun}"

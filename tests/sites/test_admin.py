@@ -153,6 +153,7 @@ def test_the_page_change_page_shows_every_field_but_the_claim_token():
     fields = {field.name for field in Page._meta.concrete_fields if field.editable} - {"id", "claim_token"}
 
     assert fields - shown == {"probe"}  # shown as "probe_evidence"
+    assert "in_sitemap" in shown
     assert "probe_evidence" in shown
 
 
@@ -197,7 +198,7 @@ def test_the_site_action_starts_a_crawl(admin_client, admin_user):
 
     crawl = Crawl.objects.get(site=site)
     assert crawl.status == Crawl.Status.QUEUED and crawl.requested_by == admin_user
-    assert f"Started 1 crawl(s): #{crawl.pk}." in response.content.decode()
+    assert f"Started 1 crawl: #{crawl.pk}." in response.content.decode()
 
 
 def test_the_crawl_action_cancels_active_crawls_and_leaves_ended_ones(admin_client):
@@ -214,7 +215,13 @@ def test_the_crawl_action_cancels_active_crawls_and_leaves_ended_ones(admin_clie
     finished.refresh_from_db()
     assert running.status == Crawl.Status.CANCELLED
     assert finished.status == Crawl.Status.FINISHED
-    assert "1 crawl(s) had already ended." in response.content.decode()
+    assert "Cancelled 1 crawl." in response.content.decode()
+    assert "1 crawl had already ended." in response.content.decode()
+
+
+def test_the_admin_names_decay_fixes_in_plain_english(admin_client):
+    index = admin_client.get(reverse("admin:index")).content.decode()
+    assert "Decay fixes" in index and "Decay fixs" not in index
 
 
 def test_the_crawl_action_starts_one_new_crawl_per_site(admin_client):

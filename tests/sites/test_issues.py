@@ -118,10 +118,18 @@ def test_each_kind_links_to_the_pages_it_counts(crawl):
 
 def test_health_takes_a_full_point_per_page_with_an_error_and_half_per_page_with_a_warning(crawl):
     health = crawl_health(crawl=crawl)
-    # 9 internal pages: errors on the missing page, the soft-404 and the 3 pages linking to the missing page,
-    # plus home (links to the soft-404 and to the dead external page); warnings on the slow page and the chain.
+    # 9 internal pages: errors on the missing page, the soft-404, the 3 pages linking to the missing page and
+    # home (links to the soft-404); warnings on the slow page and the chain.
     assert (health.pages, health.with_errors, health.with_warnings) == (9, 6, 2)
     assert health.score == round(100 * (1 - (6 + 0.5 * 2) / 9))
+
+
+def test_a_link_to_a_dead_page_of_another_site_is_a_warning_not_an_error():
+    crawl = make_crawl(make_site(url=SITE + "/"))
+    home = make_page(crawl, SITE + "/")
+    make_link(home, make_page(crawl, "https://other.example/gone", 404, is_internal=False))
+    health = crawl_health(crawl=crawl)
+    assert (health.with_errors, health.with_warnings, health.score) == (0, 1, 50)
 
 
 def test_health_of_a_crawl_without_pages_is_unknown():
