@@ -198,9 +198,10 @@ class BaselinePage:
     parsed: ParsedPage = field(default_factory=ParsedPage)
 
 
-def _copy_stored(copied: list[tuple[int, int]]) -> None:
-    """Copy the bodies and extracts of the baseline's pages to the pages that answered 304, inside the database:
-    bulk_create through Python cost a third of a recrawl's recording time on the postgres docs."""
+def _copy_stored(copied: list[tuple[int, int]], *, extractors: list[str]) -> None:
+    """Copy the bodies of the baseline's pages, and the extracts of the extractors this crawl runs (what reading
+    the page would have made), to the pages that answered 304, inside the database: bulk_create through Python
+    cost a third of a recrawl's recording time on the postgres docs."""
     if not copied:
         return
     body, extract = PageBody._meta.db_table, PageExtract._meta.db_table
@@ -209,10 +210,12 @@ def _copy_stored(copied: list[tuple[int, int]]) -> None:
             f"INSERT INTO {body} (page_id, data, encoding) SELECT %s, data, encoding FROM {body} WHERE page_id = %s",
             copied,
         )
-        cursor.executemany(
-            f"INSERT INTO {extract} (page_id, name, data) SELECT %s, name, data FROM {extract} WHERE page_id = %s",
-            copied,
-        )
+        for name in extractors:
+            cursor.executemany(
+                f"INSERT INTO {extract} (page_id, name, data) SELECT %s, name, data FROM {extract} "
+                "WHERE page_id = %s AND name = %s",
+                [(page_id, baseline_id, name) for page_id, baseline_id in copied],
+            )
 
 
 def _baseline_pages(crawl: Crawl, outcomes: list[PageOutcome]) -> dict[int, BaselinePage]:
@@ -381,7 +384,7 @@ def frontier_record(
         Page.objects.bulk_update(retried, RETRY_FIELDS)
         PageBody.objects.bulk_create(bodies, batch_size=100)
         PageExtract.objects.bulk_create(extracts, batch_size=100)
-        _copy_stored(copied)
+        _copy_stored(copied, extractors=[name for name, _ in config.extractors])
         probes_save(
             crawl=crawl,
             answers=[o.judgement.probe for o in outcomes if o.judgement and o.judgement.probe_fetched],

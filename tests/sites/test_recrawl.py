@@ -116,3 +116,21 @@ def test_a_304_whose_baseline_crawl_was_deleted_meanwhile_is_fetched_again_in_fu
     assert second.status == "finished"
     assert Page.objects.filter(crawl=second, state=Page.State.DONE).count() == 5
     assert Page.objects.get(crawl=second, depth=0).title == "Home"
+
+
+def test_a_304_carries_over_the_extracts_of_the_extractors_the_recrawl_runs_and_no_others(
+    httpserver, user, site_pages
+):
+    from sites.models import PageExtract
+
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False, probe=False))
+    names = lambda crawl: sorted(  # noqa: E731
+        PageExtract.objects.filter(page__crawl=crawl).values_list("page__url", "name", "data")
+    )
+    assert {name for _, name, _ in names(first)} == {"dom"}
+    same = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False, probe=False))
+    assert same.not_modified == 4 and names(same) == names(first)
+    without = crawl_run(crawl=crawl_start(site=site, enqueue=False, probe=False, extractors=()))
+    assert without.not_modified == 4 and names(without) == []
