@@ -31,9 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pagefinding_paper import PAPER  # noqa: E402
 
+from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
 from checks.pagefinding import finder  # noqa: E402
 from checks.pagefinding.algorithms import search  # noqa: E402
-from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query  # noqa: E402
 
 # Rows as the paper names them: (row, algorithm, states); threshold-free rows are run once per graph.
 THRESHOLD_FREE = [
@@ -293,6 +293,7 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
     from checks.pagefinding.live import LiveSettings, LiveSite
     from checks.pagefinding.text import query_terms
+    from sites.http import FetchSettings
     from tests.checks.pagefinding.testbed import fetch_title, sample_targets, title_query
 
     out: dict = {}
@@ -305,7 +306,7 @@ def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str]
             for name in algorithms:
                 env = LiveSite(
                     f"http://127.0.0.1:{port}/",
-                    LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
+                    LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0)),
                     max_downloads=budget,
                 )
                 try:

@@ -168,7 +168,7 @@ def load_truth(args: argparse.Namespace) -> dict:
 def the_model():
     from django.conf import settings
 
-    from checks.soft404.shipped import soft404_model
+    from sites.crawler.soft404.shipped import soft404_model
 
     return soft404_model(settings.WEBAUDIT_SOFT404_MODEL), settings.WEBAUDIT_SOFT404_THRESHOLD
 
@@ -275,7 +275,7 @@ def fetch_bodies(urls: list[dict], concurrency: int) -> dict[str, Body]:
 
 def time_ours(bodies: dict[str, Body], repeat: int) -> dict[str, dict]:
     """Per body: the probability, and nanoseconds per pass of page_probability, its parse, features and model."""
-    from checks.soft404 import features
+    from sites.crawler.soft404 import features
 
     model, _ = the_model()
     # The crawler classifies the tree it parsed for its links, when the model has that API (judging.py).
@@ -387,7 +387,7 @@ def compare_with_peer(python: Path, judged, bodies, ours, repeat: int) -> dict:
 
 def multilingual_pages() -> list[dict]:
     """The saved test pages: Apache's 404 in 21 languages, a Spanish not-found page and three normal pages."""
-    from checks.soft404.apache_errors import error_documents
+    from checks.soft404.corpus.apache_errors import error_documents
 
     apache = error_documents("HTTP_NOT_FOUND", directory=DATA / "apache-error")
     saved = (
@@ -457,8 +457,7 @@ def crawl_site(port: int, concurrency: int) -> dict:
     from django.contrib.auth import get_user_model
     from django.db.models import Sum
 
-    from checks.models import DirectoryProbe
-    from sites.models import Page, RobotsFile
+    from sites.models import DirectoryProbe, Page, RobotsFile
     from sites.services.crawls import crawl_run, crawl_start
     from sites.services.sites import site_create
 
@@ -618,7 +617,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {}
     with tempfile.TemporaryDirectory(prefix="webaudit-soft404-bench-") as var_dir:
         django_setup(var_dir)
-        from checks.soft404.model import ModelVersionError
+        from sites.crawler.soft404.errors import ModelVersionError
 
         try:
             model_identity()

@@ -8,12 +8,12 @@ from dataclasses import asdict, dataclass, field
 from django.conf import settings
 from django.utils import timezone
 
-from checks.services import url_health_clear, url_health_record
-from checks.soft404.verdict import FINAL_ERRORS, PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
 from sites.crawler.reading import shared_reader
+from sites.crawler.soft404.verdict import FINAL_ERRORS, PageVerdict
 from sites.crawler.urls import normalize_url
+from sites.services.soft404 import url_health_clear, url_health_record
 
 
 @dataclass

@@ -17,16 +17,14 @@ from django.views.decorators.http import require_GET, require_POST
 from checks.jobs import JobInputError, job_cancel, job_kind, job_report_json, job_start
 from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
-from sites.models import Crawl, Site
+from sites.access import can_manage
+from sites.models import Site
+from sites.services.dashboard import crawls_visible_to
 
 
 def _visible_job(request: HttpRequest, job_id: int) -> AnalysisJob:
     jobs = AnalysisJob.objects.visible_to(request.user).select_related("site", "crawl", "requested_by")
     return get_object_or_404(jobs, pk=job_id)
-
-
-def can_manage(user, site: Site) -> bool:
-    return user.is_superuser or site.owner_id == user.pk
 
 
 def _job_context(request: HttpRequest, job: AnalysisJob) -> dict:
@@ -94,10 +92,7 @@ def job_start_view(request: HttpRequest, kind: str, target_id: int) -> HttpRespo
     except UnknownKind:
         raise Http404(f"No analysis called {kind!r}.") from None
     if spec.scope == "crawl":
-        crawl = get_object_or_404(
-            Crawl.objects.filter(site__in=Site.objects.visible_to(request.user)).select_related("site"),
-            pk=target_id,
-        )
+        crawl = get_object_or_404(crawls_visible_to(request.user), pk=target_id)
         site, back = crawl.site, redirect("sites:crawl", crawl.pk)
     else:
         crawl, site = None, get_object_or_404(Site.objects.visible_to(request.user), pk=target_id)

@@ -14,6 +14,18 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
+class MwimSiteQuerySet(models.QuerySet):
+    def published(self) -> MwimSiteQuerySet:
+        """Registrations whose MWIM URLs (sitemap, CE files, push) may answer: enabled and verified."""
+        return self.filter(enabled=True, verified_at__isnull=False)
+
+
+class ContentExtractFileQuerySet(models.QuerySet):
+    def published(self) -> ContentExtractFileQuerySet:
+        """The CE files search engines may read: listed, of a published registration."""
+        return self.filter(listed=True, mwim_site__enabled=True, mwim_site__verified_at__isnull=False)
+
+
 class MwimSite(models.Model):
     """A site its owner registered for MWIM. Its MWIM URLs answer only once `verified_at` is set: the owner
     proved control by a meta tag or a token file that webaudit fetched from the site."""
@@ -40,6 +52,8 @@ class MwimSite(models.Model):
         null=True, blank=True, help_text="When the sitemap last changed (its Last-Modified)."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = MwimSiteQuerySet.as_manager()
 
     class Meta:
         verbose_name = "MWIM site"
@@ -70,6 +84,8 @@ class ContentExtractFile(models.Model):
     listed = models.BooleanField(
         default=True, help_text="In the sitemap: the last crawl found the page live, indexable, canonical."
     )
+
+    objects = ContentExtractFileQuerySet.as_manager()
 
     class Meta:
         ordering = ["url"]

@@ -16,11 +16,12 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import condition, require_GET, require_POST
 
-from mwim import services
+from mwim import selectors, services
 from mwim.ce import CEFormatError, decode
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.report import report_context
-from mwim.services.notify import indexnow_endpoints_clean, indexnow_key_file
+from mwim.services.notify import indexnow_key_file
+from mwim.services.owner import mwim_enabled_set, mwim_indexnow_endpoints_set
 from mwim.tasks import ce_refresh_url
 from sites.models import Site
 
@@ -29,22 +30,31 @@ CE_CONTENT_TYPE = "application/vnd.mwim.content-extract"
 # their ETag, so short lifetimes cost a 304, not a download.
 SITEMAP_MAX_AGE = 300
 CE_MAX_AGE = 3600
+CE_FILES_PER_PAGE = 50
 
 
 def public_base_url(request: HttpRequest) -> str:
     return settings.WEBAUDIT_PUBLIC_URL or request.build_absolute_uri("/").rstrip("/")
 
 
-def _published(site_id: int) -> MwimSite:
+def _published(request: HttpRequest, site_id: int) -> MwimSite | None:
+    """The site's published registration, read once per request (the ETag, Last-Modified and the view ask)."""
+    cache = request.__dict__.setdefault("_mwim_published", {})
+    if site_id not in cache:
+        cache[site_id] = selectors.published_mwim_site(site_id=site_id)
+    return cache[site_id]
+
+
+def _published_or_404(request: HttpRequest, site_id: int) -> MwimSite:
     """The site's MWIM registration if its MWIM URLs may answer: enabled and verified; else 404."""
-    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    mwim_site = _published(request, site_id)
     if mwim_site is None:
         raise Http404("no verified MWIM site here")
     return mwim_site
 
 
 def _sitemap_etag(request: HttpRequest, site_id: int, name: str, **kwargs) -> str | None:
-    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    mwim_site = _published(request, site_id)
     if mwim_site is None or mwim_site.published_at is None:
         return None
     seed = (
@@ -54,7 +64,7 @@ def _sitemap_etag(request: HttpRequest, site_id: int, name: str, **kwargs) -> st
 
 
 def _sitemap_modified(request: HttpRequest, site_id: int, name: str, **kwargs):
-    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    mwim_site = _published(request, site_id)
     return mwim_site.published_at if mwim_site else None
 
 
@@ -62,7 +72,7 @@ def _sitemap_modified(request: HttpRequest, site_id: int, name: str, **kwargs):
 @condition(etag_func=_sitemap_etag, last_modified_func=_sitemap_modified)
 def sitemap(request: HttpRequest, site_id: int, name: str, gz: bool = False) -> HttpResponse:
     """sitemap.xml (or the index when the site needs parts), sitemap-N.xml, each also as .xml.gz."""
-    mwim_site = _published(site_id)
+    mwim_site = _published_or_404(request, site_id)
     files = services.published_sitemap_files(mwim_site=mwim_site, base_url=public_base_url(request))
     if name == "sitemap.xml" and "sitemap-index.xml" in files:
         name = "sitemap-index.xml"
@@ -81,49 +91,42 @@ def sitemap_part(request: HttpRequest, site_id: int, number: int, gz: bool = Fal
     return sitemap(request, site_id=site_id, name=f"sitemap-{number}.xml", gz=gz)
 
 
-def _ce_row(site_id: int, key: str) -> ContentExtractFile:
-    mwim_site = _published(site_id)
-    return get_object_or_404(ContentExtractFile, mwim_site=mwim_site, url_key=key, listed=True)
+def _ce_values(request: HttpRequest, site_id: int, key: str):
+    """(fingerprint, updated_at) of the published CE file, read once per request (ETag and Last-Modified)."""
+    cache = request.__dict__.setdefault("_mwim_ce_values", {})
+    if (site_id, key) not in cache:
+        cache[site_id, key] = selectors.published_ce_validators(site_id=site_id, key=key)
+    return cache[site_id, key]
 
 
-@require_GET
-@condition(
-    etag_func=lambda request, site_id, key: _ce_etag(site_id, key),
-    last_modified_func=lambda request, site_id, key: _ce_modified(site_id, key),
-)
-def ce_file(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
-    row = _ce_row(site_id, key)
-    response = HttpResponse(bytes(row.data), content_type=CE_CONTENT_TYPE)
-    patch_cache_control(response, public=True, max_age=CE_MAX_AGE)
-    return response
-
-
-def _ce_values(site_id: int, key: str):
-    return (
-        ContentExtractFile.objects.filter(
-            mwim_site__site_id=site_id, mwim_site__enabled=True, mwim_site__verified_at__isnull=False,
-            url_key=key, listed=True,
-        ).values_list("fingerprint", "updated_at").first()
-    )  # fmt: skip
-
-
-def _ce_etag(site_id: int, key: str) -> str | None:
-    values = _ce_values(site_id, key)
+def _ce_etag(request: HttpRequest, site_id: int, key: str) -> str | None:
+    values = _ce_values(request, site_id, key)
     return (
         hashlib.sha256(f"{values[0]}|{values[1].isoformat()}".encode()).hexdigest()[:32] if values else None
     )
 
 
-def _ce_modified(site_id: int, key: str):
-    values = _ce_values(site_id, key)
+def _ce_modified(request: HttpRequest, site_id: int, key: str):
+    values = _ce_values(request, site_id, key)
     return values[1] if values else None
+
+
+@require_GET
+@condition(etag_func=_ce_etag, last_modified_func=_ce_modified)
+def ce_file(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
+    row = selectors.published_ce_file(site_id=site_id, key=key)
+    if row is None:
+        raise Http404("no such CE file on a verified MWIM site")
+    response = HttpResponse(bytes(row.data), content_type=CE_CONTENT_TYPE)
+    patch_cache_control(response, public=True, max_age=CE_MAX_AGE)
+    return response
 
 
 @csrf_exempt  # authenticated by the site's push token, not a session: the caller is the site's backend
 @require_POST
 def push(request: HttpRequest, site_id: int) -> JsonResponse:
     """POST url=<changed page> with `Authorization: Bearer <push token>`: refresh that page's CE now."""
-    mwim_site = MwimSite.objects.filter(site_id=site_id, enabled=True, verified_at__isnull=False).first()
+    mwim_site = selectors.published_mwim_site(site_id=site_id)
     header = request.headers.get("Authorization", "")
     token = header[7:].strip() if header.lower().startswith("bearer ") else ""
     if mwim_site is None or not services.push_token_check(mwim_site=mwim_site, token=token):
@@ -157,21 +160,19 @@ def _managed_site(request: HttpRequest, site_id: int) -> Site:
 @login_required
 def site_page(request: HttpRequest, site_id: int) -> HttpResponse:
     site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
-    mwim_site = MwimSite.objects.filter(site=site).first()
+    mwim_site = selectors.site_mwim(site=site)
     context = {
         "site": site,
         "mwim": mwim_site,
         "can_manage": request.user.is_superuser or site.owner_id == request.user.pk,
     }
     if mwim_site is not None:
-        rows = ContentExtractFile.objects.filter(mwim_site=mwim_site).only(
-            "url", "url_key", "updated_at", "listed", "fingerprint"
-        )
+        rows = selectors.mwim_ce_files(mwim_site=mwim_site)
         context.update(
             instructions=services.verification_instructions(mwim_site),
             indexnow_file=indexnow_key_file(mwim_site),
-            page=Paginator(rows, 50).get_page(request.GET.get("page")),
-            listed=rows.filter(listed=True).count(),
+            page=Paginator(rows, CE_FILES_PER_PAGE).get_page(request.GET.get("page")),
+            listed=selectors.mwim_listed_count(mwim_site=mwim_site),
             base=public_base_url(request),
         )
     return render(request, "mwim/site.html", context)
@@ -185,7 +186,9 @@ def site_action(request: HttpRequest, site_id: int, action: str) -> HttpResponse
         services.mwim_register(site=site)
         messages.success(request, "Registered. Prove you control the site, then crawl it.")
         return redirect("mwim:site", site.pk)
-    mwim_site = get_object_or_404(MwimSite, site=site)
+    mwim_site = selectors.site_mwim(site=site)
+    if mwim_site is None:
+        raise Http404("the site is not registered for MWIM")
     if action == "verify":
         if services.mwim_verify(mwim_site=mwim_site):
             messages.success(request, "Verified: the site's MWIM files are now public.")
@@ -196,24 +199,31 @@ def site_action(request: HttpRequest, site_id: int, action: str) -> HttpResponse
         messages.success(request, f"New push token (shown once, keep it secret): {token}")
     elif action == "indexnow":
         try:
-            mwim_site.indexnow_endpoints = indexnow_endpoints_clean(request.POST.get("endpoints", ""))
+            endpoints = mwim_indexnow_endpoints_set(
+                mwim_site=mwim_site, text=request.POST.get("endpoints", "")
+            )
         except ValueError as exc:
             messages.error(request, str(exc))
         else:
-            mwim_site.save(update_fields=["indexnow_endpoints"])
-            messages.success(request, f"{len(mwim_site.indexnow_endpoints)} IndexNow endpoint(s) saved.")
+            messages.success(request, f"{len(endpoints)} IndexNow endpoint(s) saved.")
     elif action in ("enable", "disable"):
-        mwim_site.enabled = action == "enable"
-        mwim_site.save(update_fields=["enabled"])
+        mwim_enabled_set(mwim_site=mwim_site, enabled=action == "enable")
     else:
         raise Http404("no such action")
     return redirect("mwim:site", site.pk)
 
 
+def _site_ce_file_or_404(site: Site, key: str) -> ContentExtractFile:
+    row = selectors.site_ce_file(site=site, key=key)
+    if row is None:
+        raise Http404("no such CE file")
+    return row
+
+
 @login_required
 def ce_report_view(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
     site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
-    row = get_object_or_404(ContentExtractFile, mwim_site__site=site, url_key=key)
+    row = _site_ce_file_or_404(site, key)
     context = {"site": site, "ce": row}
     try:
         context.update(report_context(decode(bytes(row.data)), file_bytes=len(row.data)))
@@ -225,7 +235,7 @@ def ce_report_view(request: HttpRequest, site_id: int, key: str) -> HttpResponse
 @login_required
 def ce_download(request: HttpRequest, site_id: int, key: str) -> HttpResponse:
     site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
-    row = get_object_or_404(ContentExtractFile, mwim_site__site=site, url_key=key)
+    row = _site_ce_file_or_404(site, key)
     response = HttpResponse(bytes(row.data), content_type=CE_CONTENT_TYPE)
     response["Content-Disposition"] = f'attachment; filename="{key}.ce"'
     return response

@@ -15,7 +15,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
 
 from sites.forms import SiteForm
-from sites.models import Crawl, Link, Page, Site, Verdict
+from sites.models import Crawl, DirectoryProbe, Link, Page, Site, UrlHealth, Verdict
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 from sites.services.retention import deletion_summary
 
@@ -338,3 +338,39 @@ class LinkAdmin(ReadOnlyRecordAdmin):
         if not value:
             return "–"  # never checked, out of scope, or not judged
         return Verdict(value).label
+
+
+@admin.register(DirectoryProbe)
+class DirectoryProbeAdmin(admin.ModelAdmin):
+    list_display = ("directory", "status", "redirects", "final_url", "error_kind", "crawl", "fetched_at")
+    list_filter = ("status", "error_kind")
+    search_fields = ("directory", "final_url")
+    raw_id_fields = ("crawl",)
+    exclude = ("body",)
+    readonly_fields = (
+        "crawl",
+        "directory",
+        "directory_key",
+        "url",
+        "final_url",
+        "redirects",
+        "status",
+        "error_kind",
+        "text",
+        "fetched_at",
+    )
+    show_full_result_count = False
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(UrlHealth)
+class UrlHealthAdmin(admin.ModelAdmin):
+    list_display = ("url", "strikes", "failing_since", "last_strike_at", "last_reason")
+    search_fields = ("url",)
+    readonly_fields = ("url", "url_key", "failing_since", "last_strike_at", "last_reason")
+    ordering = ("-last_strike_at",)
+
+    def has_add_permission(self, request) -> bool:
+        return False

@@ -18,6 +18,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from sites.access import can_manage
 from sites.forms import BrokenTargetsForm, PageFilterForm, ShareForm, SiteForm
 from sites.models import Crawl, Site
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
@@ -28,6 +29,9 @@ from sites.services.dashboard import (
     report_pages,
     report_soft404_pages,
     report_status_counts,
+    site_active_crawl,
+    site_crawls,
+    site_shared_with,
     site_verdict_summary,
     sites_with_last_crawl,
 )
@@ -80,10 +84,6 @@ def _visible_crawl(request: HttpRequest, crawl_id: int) -> Crawl:
     return get_object_or_404(crawls_visible_to(request.user), pk=crawl_id)
 
 
-def _can_manage(user, site: Site) -> bool:
-    return user.is_superuser or site.owner_id == user.pk
-
-
 @login_required
 @require_GET
 def site_list(request: HttpRequest) -> HttpResponse:
@@ -115,7 +115,7 @@ def site_add(request: HttpRequest) -> HttpResponse:
 
 def _managed_site(request: HttpRequest, site_id: int) -> Site:
     site = _visible_site(request, site_id)
-    if not _can_manage(request.user, site):
+    if not can_manage(request.user, site):
         raise PermissionDenied("Only the site's owner can change it.")
     return site
 
@@ -178,19 +178,17 @@ def site_unshare_view(request: HttpRequest, site_id: int) -> HttpResponse:
 
 
 def _site_detail(request: HttpRequest, site: Site, share_form: ShareForm | None = None) -> HttpResponse:
-    crawls = Paginator(site.crawls.select_related("requested_by"), CRAWLS_PER_PAGE).get_page(
-        request.GET.get("page")
-    )
-    can_manage = _can_manage(request.user, site)
+    crawls = Paginator(site_crawls(site=site), CRAWLS_PER_PAGE).get_page(request.GET.get("page"))
+    manages = can_manage(request.user, site)
     context = {
         "site": site,
         "crawls": crawls,
-        "active_crawl": site.crawls.filter(status__in=Crawl.ACTIVE).first(),
+        "active_crawl": site_active_crawl(site=site),
         "verdict_summary": site_verdict_summary(site=site),
         "settings_summary": _settings_summary(site),
-        "can_manage": can_manage,
-        "shared_with": site.shared_with.order_by("username") if can_manage else None,
-        "share_form": share_form or (ShareForm() if can_manage else None),
+        "can_manage": manages,
+        "shared_with": site_shared_with(site=site) if manages else None,
+        "share_form": share_form or (ShareForm() if manages else None),
     }
     return render(request, "sites/site_detail.html", context, status=400 if share_form else 200)
 
@@ -216,7 +214,7 @@ def site_detail(request: HttpRequest, site_id: int) -> HttpResponse:
 @require_POST
 def site_share_view(request: HttpRequest, site_id: int) -> HttpResponse:
     site = _visible_site(request, site_id)
-    if not _can_manage(request.user, site):
+    if not can_manage(request.user, site):
         raise PermissionDenied("Only the site's owner can share it.")
     form = ShareForm(request.POST)
     if form.is_valid():
@@ -272,7 +270,7 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
         "soft404_pages": soft404_page,
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
-        "can_manage": _can_manage(request.user, crawl.site),
+        "can_manage": can_manage(request.user, crawl.site),
         "issues": crawl_issues(crawl=crawl),
         "health": crawl_health(crawl=crawl),
         "broken_targets": targets,
@@ -319,7 +317,7 @@ def crawl_cancel_view(request: HttpRequest, crawl_id: int) -> HttpResponse:
 def crawl_delete_view(request: HttpRequest, crawl_id: int) -> HttpResponse:
     """GET asks for confirmation, with what would be deleted; POST deletes. Only the site's owner may."""
     crawl = _visible_crawl(request, crawl_id)
-    if not _can_manage(request.user, crawl.site):
+    if not can_manage(request.user, crawl.site):
         raise PermissionDenied("Only the site's owner can delete its crawls.")
     if request.method == "POST":
         try:

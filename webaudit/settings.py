@@ -231,7 +231,8 @@ CELERY_BEAT_SCHEDULE["run-due-schedules"] = {"task": "watch.tasks.schedules_run_
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
 
-# Fetching: every request goes through sites.http with these limits.
+# Fetching: every request goes through sites.http with these limits, read in one place with the crawl's
+# politeness settings below (sites.http.FetchSettings.from_settings).
 WEBAUDIT_USER_AGENT = env_str("WEBAUDIT_USER_AGENT", "webaudit/0.1 (site audit crawler)")
 WEBAUDIT_FETCH_TIMEOUT = env_float("WEBAUDIT_FETCH_TIMEOUT", 10.0, minimum=0.1)
 WEBAUDIT_FETCH_MAX_BYTES = env_int("WEBAUDIT_FETCH_MAX_BYTES", 5_000_000, minimum=1024)
@@ -305,7 +306,7 @@ WEBAUDIT_PROBE_RESEMBLANCE = env_float("WEBAUDIT_PROBE_RESEMBLANCE", 0.8, minimu
 WEBAUDIT_SOFT404_THRESHOLD = env_float("WEBAUDIT_SOFT404_THRESHOLD", 0.5, minimum=0.0)
 WEBAUDIT_SOFT404_MODEL = env_str(
     "WEBAUDIT_SOFT404_MODEL", ""
-)  # default: the model shipped in checks/soft404/data
+)  # default: the model shipped in sites/crawler/soft404/data
 
 # Decay (docs/decay.md). The success probabilities σ a decay run computes, the first being the one pages are
 # listed and ranked by (the paper's 0.1; the others are its Figure 1's); the walks per page of the walk method

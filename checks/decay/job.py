@@ -9,6 +9,7 @@ from django import forms
 from django.conf import settings
 from django.db import transaction
 
+from checks.decay.dashboard import decay_latest_job, decay_panel_context
 from checks.decay.graph import CrawlGraph, crawl_graph
 from checks.decay.live import LiveGraph
 from checks.decay.services import (
@@ -285,9 +286,13 @@ def decay_report(job: AnalysisJob) -> dict:
 
 
 def decay_result_context(job: AnalysisJob, request) -> dict:
-    from checks.decay.dashboard import decay_panel_context
-
     return decay_panel_context(job=job, request=request)
+
+
+def decay_crawl_panel(crawl, request) -> dict | None:
+    """The crawl page's decay section: the latest finished decay job's charts, tables and fix-first list."""
+    job = decay_latest_job(crawl=crawl)
+    return None if job is None else decay_panel_context(job=job, request=request)
 
 
 KIND = JobKind(
@@ -300,5 +305,7 @@ KIND = JobKind(
     form=DecayForm,
     result_template="checks/decay/result.html",
     result_context=decay_result_context,
+    crawl_panel=decay_crawl_panel,
+    crawl_panel_template="checks/decay/panel.html",
     description="How close every page is to dead ends (Bar-Yossef et al.), and which broken links to fix first.",
 )

@@ -7,11 +7,11 @@ from collections.abc import Hashable
 from django.conf import settings
 
 from checks.decay.walks import DEAD, LIVE, OPEN, Node
-from checks.services import probes_load
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
 from sites.crawler.reading import shared_reader
 from sites.models import BROKEN_VERDICTS, Crawl
+from sites.services.soft404 import probes_load
 
 
 def node_of(outcome: PageOutcome, session: CrawlSession) -> Node:

@@ -11,8 +11,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from checks.jobs.context import JobInputError
 from checks.jobs.services import job_cancel, job_enqueue, job_follow, job_report_json, job_run
 from checks.models import AnalysisJob
+from sites.cli import BAD_INPUT, bad_input, json_destination_check, json_write_atomically
 from sites.models import Crawl
-from webaudit.cli import BAD_INPUT, bad_input, json_destination_check, json_write_atomically
 
 __all__ = ["BAD_INPUT", "bad_input", "json_destination_check", "json_write_atomically"]
 

@@ -47,6 +47,10 @@ class JobKind:
     description: str = ""  # one line under the start form
     # (crawl or site) -> whether the dashboard offers this kind there at all (say, only registered sites).
     offered: Callable[[Any], bool] | None = None
+    # A crawl-scoped kind's section on the crawl's page (`{% crawl_panels crawl %}`): (crawl, request) -> the
+    # template's context, or None when the crawl has nothing to show (say, no finished job of this kind).
+    crawl_panel: Callable[[Any, Any], dict | None] | None = None
+    crawl_panel_template: str = ""
 
 
 class UnknownKind(LookupError):

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Callable
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import DatabaseError
 from django.db.models import Q
@@ -61,9 +62,8 @@ def job_start(
 
 
 def job_enqueue(*, job: AnalysisJob) -> None:
-    from checks.tasks import analysis_step
-
-    analysis_step.delay_on_commit(job.pk)
+    # Found in Celery's registry by name (checks/apps.py imports the tasks), since the tasks module imports this one.
+    current_app.tasks["checks.tasks.analysis_step"].delay_on_commit(job.pk)
 
 
 def job_step(

@@ -11,6 +11,7 @@ from checks.models import AnalysisJob
 from .algorithms import DEFAULT_ALGORITHM
 from .environment import Environment
 from .live import StartError
+from .selectors import findpage_history
 from .services import DEFAULT_BUDGET, LIVE_ALGORITHMS, MAX_BUDGET, findpage_parameters, findpage_run
 
 HISTORY = 20  # earlier searches on the site listed under a result
@@ -76,11 +77,7 @@ def findpage_result_context(job: AnalysisJob, request) -> dict:
     path = result.get("path", [])
     texts = result.get("link_texts", [])
     steps = [{"url": url, "text": texts[i - 1] if i else ""} for i, url in enumerate(path)]
-    earlier = (
-        AnalysisJob.objects.filter(site=job.site, kind="findpage")
-        .exclude(pk=job.pk)
-        .order_by("-created_at")[:HISTORY]
-    )
+    earlier = findpage_history(job=job, limit=HISTORY)
     history = [
         {
             "job": other,

@@ -1,25 +1,26 @@
 """A live web site as a page finder's environment: every page, robots.txt and sitemap is fetched through
-the project's HTTP client (sites/http: limits, address guard, redirects) with robots.txt obeyed and the
-crawl's politeness delay between requests; each of those fetches is a download."""
+the project's polite fetcher (sites/http: limits, address guard, redirects, robots.txt, the delay and
+Crawl-delay between requests, Retry-After); each of those fetches is a download."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from urllib.parse import urlencode, urlsplit
 
 import lxml.etree
 
 from sites.crawler.parse import parse_document
 from sites.crawler.urls import normalize_url
-from sites.http import Fetcher, FetchPolicy, RobotsRules, parse_robots, robots_url
+from sites.http import FetchSettings, PoliteFetcher, RobotsRules, robots_url
+from sites.http.urls import origin
 
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
 from .text import terms, url_terms
 
 MAX_SITEMAP_URLS = 50_000
-MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After ends in a failed download instead
+MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is cut to this
+RETRY_WAIT_WITHOUT_RETRY_AFTER = 5.0  # seconds, for a 429/503 that does not say how long
 
 
 class StartError(Exception):
@@ -28,13 +29,8 @@ class StartError(Exception):
 
 @dataclass(frozen=True)
 class LiveSettings:
-    user_agent: str = "webaudit/0.1"
-    timeout: float = 10.0
-    max_bytes: int = 5_000_000
-    max_redirects: int = 20
-    allowed_networks: tuple[str, ...] = ()
-    delay: float = 0.25
-    obey_robots: bool = True
+    # Limits and politeness (the search fetches one page at a time; `delay` runs from the end of the last).
+    fetch: FetchSettings = field(default_factory=FetchSettings)
     use_sitemap: bool = True
     use_site_search: bool = True
 
@@ -52,22 +48,14 @@ class LiveSite(Environment):
         super().__init__(start, max_downloads=max_downloads)
         self.settings = settings
         self.site = site_key(start)
-        self.fetcher = Fetcher(
-            FetchPolicy(
-                user_agent=settings.user_agent,
-                timeout=settings.timeout,
-                max_bytes=settings.max_bytes,
-                max_redirects=settings.max_redirects,
-                allowed_networks=settings.allowed_networks,
-            )
-        )
+        # One request at a time, spaced from the end of the previous one, as a sequential search expects.
+        self.polite = PoliteFetcher(settings.fetch, space_from_end=True)
         self.robots: RobotsRules | None = None
         self.final_urls: dict[Node, str] = {}
         self.search_forms: list[tuple[str, str]] = []
-        self._last_fetch = float("-inf")
 
     def close(self) -> None:
-        self.fetcher.close()
+        self.polite.close()
 
     def label(self, node: Node) -> str:
         return str(node)
@@ -75,26 +63,14 @@ class LiveSite(Environment):
     def on_site(self, url: str) -> bool:
         return site_key(url) == self.site
 
-    def _polite_fetch(self, url: str):
-        delay = self.settings.delay
-        if self.robots is not None:
-            delay = max(delay, self.robots.crawl_delay() or 0.0)
-        wait = self._last_fetch + delay - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        try:
-            return self.fetcher.fetch(url)
-        finally:
-            self._last_fetch = time.monotonic()
-
     def open(self) -> Page:
         """Read robots.txt and the start page; raise StartError when the search cannot start there."""
-        if self.settings.obey_robots:
-            result = self._polite_fetch(robots_url(self.start))
+        if self.settings.fetch.obey_robots:
+            result = self.polite.fetch_robots(origin(str(self.start)))
             self.count_fetch(robots_url(self.start), ok=result.ok, note="robots.txt")
             if result.status is None and result.error_kind != "too_large":
                 raise StartError(f"the site of {self.start} could not be reached: {result.error}")
-            self.robots = RobotsRules(parse_robots(result), self.settings.user_agent)
+            self.robots = self.polite.robots_for(str(self.start))
         if self.robots is not None and not self.robots.allowed(str(self.start)):
             raise StartError(f"robots.txt forbids fetching {self.start}")
         page = self.download(self.start)
@@ -109,12 +85,15 @@ class LiveSite(Environment):
         url = str(node)
         if self.robots is not None and not self.robots.allowed(url):
             return None, "disallowed by robots.txt"
-        result = self._polite_fetch(url)
-        if result.status in (429, 503):
-            # Asked to slow down: wait as told (capped), then ask once more; the refused fetch counts too.
+        result = self.polite.fetch(url)
+        asked = self.polite.retry_wait(
+            url, result, longest=MAX_RETRY_WAIT, without_retry_after=RETRY_WAIT_WITHOUT_RETRY_AFTER
+        )
+        if asked is not None:
+            # Asked to slow down: the host is paused as told (capped), then asked once more; the refused fetch
+            # counts too.
             self.count_fetch(url, ok=False, note=f"HTTP {result.status}, retried")
-            time.sleep(min(result.retry_after if result.retry_after is not None else 5.0, MAX_RETRY_WAIT))
-            result = self._polite_fetch(url)
+            result = self.polite.fetch(url)
         self.final_urls[node] = result.final_url
         if not result.ok:
             return None, result.error or "no answer"
@@ -163,7 +142,7 @@ class LiveSite(Environment):
         sitemaps = [url for url in named if self.on_site(url)][:3] or [f"{scheme}://{netloc}/sitemap.xml"]
         found: list[Link] = []
         for sitemap in sitemaps:
-            result = self._polite_fetch(sitemap)
+            result = self.polite.fetch(sitemap)
             self.count_fetch(sitemap, ok=result.ok and result.status == 200, note="sitemap")
             if result.ok and result.status == 200:
                 found.extend(self._sitemap_locations(result.body))

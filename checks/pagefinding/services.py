@@ -74,15 +74,7 @@ def findpage_parameters(site: Site, raw: dict[str, Any]) -> dict[str, Any]:
 def findpage_live_settings(site: Site) -> LiveSettings:
     """The site's crawl settings (user agent, limits, allowed networks, delay, robots) for a search."""
     config = crawl_config_for(site=site)
-    return LiveSettings(
-        user_agent=config.user_agent,
-        timeout=config.timeout,
-        max_bytes=config.max_bytes,
-        max_redirects=config.max_redirects,
-        allowed_networks=config.allowed_networks,
-        delay=config.delay,
-        obey_robots=config.obey_robots,
-    )
+    return LiveSettings(fetch=config.fetch_settings)
 
 
 def findpage_check_start(*, site: Site, start_url: str) -> None:

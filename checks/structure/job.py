@@ -9,6 +9,7 @@ from checks.jobs import JobContext, JobInputError, JobKind
 from checks.structure import services
 from checks.structure.models import PageSimilarity, PageTypeMember
 from checks.structure.pagetypes import MIN_TYPE_SIZE, page_types
+from checks.structure.results import filter_result_context, pagetypes_result_context
 from checks.structure.similarity import RELATIONS, method_for
 
 # Bodies parsed per saved chunk while backfilling an older crawl: ~2 ms each, so a chunk saves every ~0.5 s.
@@ -154,18 +155,6 @@ def pagetypes_report(job) -> dict:
     return {"crawl": job.crawl_id, "types": types}
 
 
-def _result_context(job, request) -> dict:
-    from checks.structure.views import filter_result_context
-
-    return filter_result_context(job, request)
-
-
-def _types_context(job, request) -> dict:
-    from checks.structure.views import pagetypes_result_context
-
-    return pagetypes_result_context(job, request)
-
-
 FILTER = JobKind(
     name="filter",
     label="Structural filter",
@@ -175,7 +164,7 @@ FILTER = JobKind(
     report=filter_report,
     form=FilterForm,
     result_template="checks/structure/filter_result.html",
-    result_context=_result_context,
+    result_context=filter_result_context,
     description="Pages whose structure matches template pages (MFPSDDP, docs/structure.md).",
 )
 
@@ -187,6 +176,6 @@ PAGETYPES = JobKind(
     step=pagetypes_step,
     report=pagetypes_report,
     result_template="checks/structure/pagetypes_result.html",
-    result_context=_types_context,
+    result_context=pagetypes_result_context,
     description="Groups of structurally alike pages, with their share of broken and soft-404 pages.",
 )

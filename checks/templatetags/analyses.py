@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from django import template
+from django.utils.safestring import mark_safe
 
-from checks.jobs import job_kinds
+from checks.jobs import job_kind, job_kinds
+from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
-from checks.views import can_manage
+from sites.access import can_manage
 
 register = template.Library()
 
@@ -39,11 +41,28 @@ def site_analyses(context, site) -> dict:
     return _analyses(context, "site", AnalysisJob.objects.filter(site=site, crawl__isnull=True), site)
 
 
+@register.simple_tag(takes_context=True)
+def crawl_panels(context, crawl) -> str:
+    """The sections the crawl-scoped kinds add to a crawl's page (`JobKind.crawl_panel`), in the kinds' order:
+    the sites app's template names no analysis."""
+    request = context["request"]
+    parts = []
+    for kind in job_kinds("crawl"):
+        if kind.crawl_panel is None:
+            continue
+        panel = kind.crawl_panel(crawl, request)
+        if panel is None:
+            continue
+        # Rendered as an inclusion tag renders its template: a fresh context over the page's (no processors).
+        panel_context = context.new({"request": request, **panel})
+        if "csrf_token" in context:
+            panel_context["csrf_token"] = context["csrf_token"]
+        parts.append(context.template.engine.get_template(kind.crawl_panel_template).render(panel_context))
+    return mark_safe("".join(parts))  # noqa: S308 - each part is a rendered (autoescaped) template
+
+
 @register.filter
 def job_label(job: AnalysisJob) -> str:
-    from checks.jobs import job_kind
-    from checks.jobs.kinds import UnknownKind
-
     try:
         return job_kind(job.kind).label
     except UnknownKind:

@@ -1,20 +1,10 @@
-"""The decay section of a crawl's page: the latest finished decay job's charts, tables and fix-first list."""
+"""Filters of the decay templates (the crawl page's decay section comes through `JobKind.crawl_panel`)."""
 
 from __future__ import annotations
 
 from django import template
 
-from checks.decay.dashboard import decay_latest_job, decay_panel_context
-
 register = template.Library()
-
-
-@register.inclusion_tag("checks/decay/panel.html", takes_context=True)
-def decay_panel(context, crawl) -> dict:
-    job = decay_latest_job(crawl=crawl)
-    if job is None:
-        return {"decay_job": None}
-    return {"request": context["request"], **decay_panel_context(job=job, request=context["request"])}
 
 
 @register.filter

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from mwim.models import MwimSite
-from sites.http import Fetcher, FetchPolicy, FetchResult
+from sites.http import FetchResult, FetchSettings, PoliteFetcher
 
 # URLs per request: IndexNow's POST form takes at most 10,000 (https://www.indexnow.org/documentation). The ce
 # job keeps at most that many changed URLs (extracts.MAX_CHANGED_KEPT), so a job is one request an endpoint; a
@@ -29,6 +29,8 @@ REFUSALS = {
 # A 429 with a Retry-After up to this many seconds is asked once more after it; a longer wait is left to the
 # next job (the worker is not held that long), and the reason says how long the endpoint asked for.
 MAX_RETRY_WAIT = 30.0
+# IndexNow answers with an empty or short body that nothing here reads.
+ANSWER_MAX_BYTES = 10_000
 
 
 def _hash(token: str) -> str:
@@ -89,29 +91,28 @@ def indexnow_endpoints_clean(text: str) -> list[str]:
 
 def indexnow_announce(*, mwim_site: MwimSite, urls: list[str]) -> list[dict]:
     """Tell each configured endpoint about the changed URLs, one POST of up to URLS_PER_REQUEST each (IndexNow's
-    JSON form, through the project's HTTP client); return one line per endpoint: how many URLs were accepted
+    JSON form, through the project's polite fetcher: its address guard, limits and per-host spacing); return one line per endpoint: how many URLs were accepted
     (answered 200 or 202), and why the endpoint's first refused batch was refused."""
     key_location, key = indexnow_key_file(mwim_site)
     host = urlsplit(mwim_site.site.url).hostname or ""
-    policy = FetchPolicy(
-        user_agent=settings.WEBAUDIT_USER_AGENT,
-        timeout=settings.WEBAUDIT_FETCH_TIMEOUT,
-        # IndexNow answers with an empty or short body that nothing here reads.
-        max_bytes=10_000,
-        allowed_networks=tuple(settings.WEBAUDIT_ALLOWED_NETWORKS),
-    )
     outcomes = []
-    with Fetcher(policy) as fetcher:
+    with PoliteFetcher(FetchSettings.from_settings(settings), max_bytes=ANSWER_MAX_BYTES) as polite:
         for endpoint in mwim_site.indexnow_endpoints:
             accepted, error = 0, ""
             for start in range(0, len(urls), URLS_PER_REQUEST):
                 batch = urls[start : start + URLS_PER_REQUEST]
                 payload = {"host": host, "key": key, "keyLocation": key_location, "urlList": batch}
-                answer = fetcher.post_json(endpoint, payload)
-                if answer.status == 429 and answer.retry_after is not None:
-                    if answer.retry_after <= MAX_RETRY_WAIT:
-                        time.sleep(answer.retry_after)
-                        answer = fetcher.post_json(endpoint, payload)
+                answer = polite.post_json(endpoint, payload)
+                asked = polite.retry_wait(
+                    endpoint,
+                    answer,
+                    statuses=frozenset({429}),
+                    without_retry_after=None,
+                    longest=MAX_RETRY_WAIT,
+                    cap=False,
+                )
+                if asked is not None:  # the endpoint is paused that long: the next POST waits it out
+                    answer = polite.post_json(endpoint, payload)
                 # The status is what IndexNow answers; a body too large or cut short after it changes nothing.
                 if answer.status in (200, 202):
                     accepted += len(batch)

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from mwim.models import MwimSite
 from sites.crawler.parse import parse_document
-from sites.http import Fetcher, FetchPolicy
+from sites.http import Fetcher, FetchPolicy, FetchSettings
 from sites.models import Site
 
 META_NAME = "webaudit-mwim-verification"
@@ -36,12 +36,7 @@ def verification_instructions(mwim_site: MwimSite) -> dict[str, str]:
 
 
 def fetch_policy(max_bytes: int = MAX_VERIFICATION_BYTES) -> FetchPolicy:
-    return FetchPolicy(
-        user_agent=settings.WEBAUDIT_USER_AGENT,
-        timeout=settings.WEBAUDIT_FETCH_TIMEOUT,
-        max_bytes=max_bytes,
-        allowed_networks=tuple(settings.WEBAUDIT_ALLOWED_NETWORKS),
-    )
+    return FetchSettings.from_settings(settings).policy(max_bytes=max_bytes)
 
 
 def _meta_token(body: bytes) -> set[str]:

@@ -5,6 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from sites.http import FetchSettings
+
+# The fetch fields below are FetchSettings' (its defaults, its Django settings); a crawl keeps them flat in its
+# stored snapshot, and hands them to its PoliteFetcher as `fetch_settings`.
+_FETCH = FetchSettings()
+FETCH_FIELDS = tuple(f.name for f in fields(FetchSettings))
+
 
 @dataclass(frozen=True)
 class CrawlConfig:
@@ -13,18 +20,18 @@ class CrawlConfig:
     max_depth: int = 50
     include_patterns: str = ""
     exclude_patterns: str = ""
-    concurrency: int = 4
-    delay: float = 0.25
-    obey_robots: bool = True
+    concurrency: int = _FETCH.concurrency
+    delay: float = _FETCH.delay
+    obey_robots: bool = _FETCH.obey_robots
     check_external: bool = True
-    user_agent: str = "webaudit/0.1"
-    timeout: float = 10.0
-    max_bytes: int = 5_000_000
-    max_redirects: int = 20
-    allowed_networks: tuple[str, ...] = ()
-    retries: int = 4
-    backoff_seconds: float = 2.0
-    backoff_cap_seconds: float = 300.0
+    user_agent: str = _FETCH.user_agent
+    timeout: float = _FETCH.timeout
+    max_bytes: int = _FETCH.max_bytes
+    max_redirects: int = _FETCH.max_redirects
+    allowed_networks: tuple[str, ...] = _FETCH.allowed_networks
+    retries: int = _FETCH.retries
+    backoff_seconds: float = _FETCH.backoff_seconds
+    backoff_cap_seconds: float = _FETCH.backoff_cap_seconds
     # Independent task chains working the frontier at once (each on any worker); politeness is shared out.
     lanes: int = 1
     # Dead / soft-404 checks (docs/soft404.md): the directory probe, the content classifier and their settings.
@@ -38,22 +45,15 @@ class CrawlConfig:
 
     @classmethod
     def from_settings(cls, django_settings: Any, *, start_url: str, **overrides: Any) -> CrawlConfig:
+        fetch = FetchSettings.from_settings(
+            django_settings, **{key: overrides.pop(key) for key in FETCH_FIELDS if key in overrides}
+        )
         values: dict[str, Any] = {
             "start_url": start_url,
+            **{name: getattr(fetch, name) for name in FETCH_FIELDS},
             "max_pages": django_settings.WEBAUDIT_CRAWL_MAX_PAGES,
             "max_depth": django_settings.WEBAUDIT_CRAWL_MAX_DEPTH,
-            "concurrency": django_settings.WEBAUDIT_CRAWL_CONCURRENCY,
-            "delay": django_settings.WEBAUDIT_CRAWL_DELAY,
-            "obey_robots": django_settings.WEBAUDIT_CRAWL_OBEY_ROBOTS,
             "check_external": django_settings.WEBAUDIT_CRAWL_CHECK_EXTERNAL,
-            "user_agent": django_settings.WEBAUDIT_USER_AGENT,
-            "timeout": django_settings.WEBAUDIT_FETCH_TIMEOUT,
-            "max_bytes": django_settings.WEBAUDIT_FETCH_MAX_BYTES,
-            "max_redirects": django_settings.WEBAUDIT_FETCH_MAX_REDIRECTS,
-            "allowed_networks": tuple(django_settings.WEBAUDIT_ALLOWED_NETWORKS),
-            "retries": django_settings.WEBAUDIT_CRAWL_RETRIES,
-            "backoff_seconds": django_settings.WEBAUDIT_CRAWL_BACKOFF_SECONDS,
-            "backoff_cap_seconds": django_settings.WEBAUDIT_CRAWL_BACKOFF_CAP_SECONDS,
             "lanes": django_settings.WEBAUDIT_CRAWL_LANES,
             "probe_resemblance": django_settings.WEBAUDIT_PROBE_RESEMBLANCE,
             "soft404_threshold": django_settings.WEBAUDIT_SOFT404_THRESHOLD,
@@ -75,6 +75,16 @@ class CrawlConfig:
         values["allowed_networks"] = tuple(values.get("allowed_networks", ()))
         values["extractors"] = tuple(tuple(pair) for pair in values.get("extractors", ()))
         return cls(**values)
+
+    @property
+    def fetch_settings(self) -> FetchSettings:
+        """The crawl's fetch settings, as the site and deployment chose them (the whole crawl's politeness)."""
+        return FetchSettings(**{name: getattr(self, name) for name in FETCH_FIELDS})
+
+    @property
+    def lane_fetch_settings(self) -> FetchSettings:
+        """What one lane fetches with: its share of the per-host concurrency, the delay spread over the lanes."""
+        return self.fetch_settings.with_changes(concurrency=self.lane_concurrency, delay=self.lane_delay)
 
     @property
     def lane_concurrency(self) -> int:

@@ -9,23 +9,18 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from checks.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
-from checks.soft404.verdict import PageVerdict
 from sites.crawler.config import CrawlConfig
 from sites.crawler.judging import Judgement, judge
 from sites.crawler.parse import ParsedPage, robots_directives
 from sites.crawler.reading import PageReader, PageRequest
-from sites.crawler.urls import CrawlScope, origin, site_key
-from sites.http import Fetcher, FetchPolicy, FetchResult, HostThrottle, RobotsRules, robots_url
-from sites.http import parse_robots as robots_text_of
+from sites.crawler.soft404.probing import ProbeAnswer, ProbeCache, probe_compares_contents
+from sites.crawler.soft404.verdict import PageVerdict
+from sites.crawler.urls import CrawlScope
+from sites.http import FetchResult, PoliteFetcher
 
-# A Crawl-delay above this is treated as this: a site asking for more would take days to audit.
-MAX_CRAWL_DELAY = 60.0
-RETRYABLE_STATUSES = frozenset({429, 503})
 NOT_MODIFIED = 304
 # zlib level 1 shrinks documentation HTML ~3.5x at 5x the speed of the default level 6 (~4x).
 BODY_COMPRESSION_LEVEL = 1
-HOST_UNREACHABLE = frozenset({"invalid_url", "dns", "connect", "blocked_address", "tls"})
 
 
 @dataclass(frozen=True)
@@ -85,82 +80,51 @@ class PageOutcome:
 
 @dataclass
 class CrawlSession:
-    """What one process keeps between a crawl's batches: the pooled fetcher, the throttle, parsed robots."""
+    """What one process keeps between a crawl's batches: the polite fetcher (pooled connections, per-host
+    throttle, robots.txt rules) and the thread pool that fetches and reads pages."""
 
     config: CrawlConfig
     reader: PageReader  # reads fetched HTML pages, in processes of their own by default (reading.py)
-    fetcher: Fetcher = field(init=False)
-    throttle: HostThrottle = field(init=False)
+    polite: PoliteFetcher = field(init=False)
     scope: CrawlScope = field(init=False)
-    rules: dict[str, RobotsRules] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         config = self.config
-        self.fetcher = Fetcher(
-            FetchPolicy(
-                user_agent=config.user_agent,
-                timeout=config.timeout,
-                max_bytes=config.max_bytes,
-                max_redirects=config.max_redirects,
-                allowed_networks=config.allowed_networks,
-                pool_size=max(10, config.lane_concurrency * 2),
-            )
-        )
-        self.throttle = HostThrottle(config.lane_concurrency, config.lane_delay)
+        self.polite = PoliteFetcher(config.lane_fetch_settings)
         self.scope = CrawlScope.from_text(config.start_url, config.include_patterns, config.exclude_patterns)
         # Internal and external hosts have their own throttle slots, so twice the threads keep both busy.
         self.pool = ThreadPoolExecutor(max_workers=config.lane_concurrency * 2, thread_name_prefix="fetch")
-        self.probes: ProbeCache | None = ProbeCache(self._polite_fetch) if config.probe else None
+        self.probes: ProbeCache | None = ProbeCache(self.polite.fetch) if config.probe else None
         if config.classify:
             self.reader.load_model(config.soft404_model)  # a model that cannot be used fails the crawl here
 
-    def _polite_fetch(
-        self, url: str, max_bytes: int | None = None, headers: dict[str, str] | None = None
-    ) -> FetchResult:
-        with self.throttle.slot(site_key(url), self._crawl_delay(url)):
-            return self.fetcher.fetch(url, max_bytes=max_bytes, headers=headers)
-
     def polite_fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
         """Fetch one URL outside the page batches (a sitemap), within the host's politeness."""
-        return self._polite_fetch(url, max_bytes)
+        return self.polite.fetch(url, max_bytes=max_bytes)
 
     def robots_allow(self, url: str) -> bool:
-        return self._robots_allow(url)
-
-    def _robots_allow(self, url: str) -> bool:
-        rules = self.rules.get(origin(url)) if self.config.obey_robots else None
-        return rules is None or rules.allowed(url)
+        return self.polite.allowed(url)
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)
-        self.fetcher.close()
+        self.polite.close()
 
     # robots.txt ---------------------------------------------------------------------------------------------
     def origins_missing_robots(self, urls: list[str]) -> list[str]:
-        if not self.config.obey_robots:
-            return []
-        return sorted({origin(url) for url in urls} - set(self.rules))
+        return self.polite.origins_missing_robots(urls)
 
     def learn_robots(self, known: dict[str, str | None]) -> None:
         for site_origin, text in known.items():
-            self.rules[site_origin] = RobotsRules(text, self.config.user_agent)
+            self.polite.learn_robots(site_origin, text)
 
     def fetch_robots(self, origins: list[str]) -> dict[str, str | None]:
         """Fetch robots.txt of each origin (politely); return the texts to keep (None = disallow all)."""
 
         def one(site_origin: str) -> tuple[str, str | None]:
-            robots = robots_url(site_origin + "/")
-            with self.throttle.slot(site_key(robots)):
-                result = self.fetcher.fetch(robots, max_bytes=500_000)
-            if result.error_kind in HOST_UNREACHABLE:
-                # Nothing answers there: the page fetches will fail with the real reason, which is what an
-                # audit must report, rather than "disallowed by robots.txt".
-                return site_origin, ""
-            return site_origin, robots_text_of(result)
+            self.polite.fetch_robots(site_origin)
+            return site_origin, self.polite.rules[site_origin].text
 
-        texts = dict(self.pool.map(one, origins))
-        self.learn_robots(texts)
-        return texts
+        return dict(self.pool.map(one, origins))
 
     # pages --------------------------------------------------------------------------------------------------
     def fetch_batch(self, jobs: list[FetchJob]) -> list[PageOutcome]:
@@ -171,25 +135,18 @@ class CrawlSession:
         futures = [self.pool.submit(self._fetch_one, job) for job in jobs]
         return lambda: [future.result() for future in futures]
 
-    def _crawl_delay(self, url: str) -> float:
-        rules = self.rules.get(origin(url))
-        delay = rules.crawl_delay() if rules is not None else None
-        return min(delay or 0.0, MAX_CRAWL_DELAY)
-
     def _fetch_one(self, job: FetchJob) -> PageOutcome:
         outcome = PageOutcome(job)
-        if not self._robots_allow(job.url):
+        if not self.polite.allowed(job.url):
             outcome.blocked_by_robots = True
             return outcome
         conditional = job.baseline.headers() if job.baseline is not None else None
-        result = outcome.result = self._polite_fetch(job.url, headers=conditional)
+        result = outcome.result = self.polite.fetch(job.url, headers=conditional)
         if result.status == NOT_MODIFIED and conditional:
             outcome.not_modified = True
             return outcome
-        if result.status in RETRYABLE_STATUSES and job.attempts < self.config.retries:
-            backoff = self.config.backoff_seconds * 2**job.attempts
-            outcome.retry_in = min(self.config.backoff_cap_seconds, max(result.retry_after or 0.0, backoff))
-            self.throttle.penalize(site_key(job.url), outcome.retry_in)
+        outcome.retry_in = self.polite.backoff(job.url, result, job.attempts)
+        if outcome.retry_in is not None:
             return outcome
         outcome.noindex, outcome.nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
         reading = probe = None
@@ -244,7 +201,7 @@ class CrawlSession:
         if self.probes is None:
             return None, False
         target = self.probes.target(url)
-        if target.is_root() or not self._robots_allow(target.scope_url):
+        if target.is_root() or not self.polite.allowed(target.scope_url):
             return None, False
         return self.probes.get(url, target)
 

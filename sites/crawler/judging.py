@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from checks.soft404.probe import resemblance
-from checks.soft404.probing import ProbeAnswer, judge_by_probe, text_of
-from checks.soft404.verdict import VerdictResult, fetch_verdict, page_verdict
 from sites.crawler.reading import PageReading
+from sites.crawler.soft404.probe import resemblance
+from sites.crawler.soft404.probing import ProbeAnswer, judge_by_probe, text_of
+from sites.crawler.soft404.verdict import VerdictResult, fetch_verdict, page_verdict
 from sites.http import FetchResult
 
 

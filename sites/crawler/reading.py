@@ -78,11 +78,11 @@ class PageReading:
 def read_page(request: PageRequest) -> PageReading:
     """Parse `request.body` once and read everything the crawl asked for from the tree."""
     # Imported here, not at the top: a process that reads pages without the classifier does not need them.
-    from checks.soft404.features import extract_from_tree
-    from checks.soft404.probe import resemblance
-    from checks.soft404.probing import visible_text
-    from checks.soft404.shipped import soft404_compiled
-    from checks.soft404.verdict import page_says_not_found
+    from sites.crawler.soft404.features import extract_from_tree
+    from sites.crawler.soft404.probe import resemblance
+    from sites.crawler.soft404.probing import visible_text
+    from sites.crawler.soft404.shipped import soft404_compiled
+    from sites.crawler.soft404.verdict import page_says_not_found
 
     _, encoding = decode_body(request.body[:DETECTION_SAMPLE], request.charset)
     root, error = parse_document(request.body, encoding or None)
@@ -102,7 +102,7 @@ def read_page(request: PageRequest) -> PageReading:
 
 
 def load_model(path: str) -> None:
-    from checks.soft404.shipped import soft404_compiled
+    from sites.crawler.soft404.shipped import soft404_compiled
 
     soft404_compiled(path)
 

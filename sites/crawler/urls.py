@@ -9,6 +9,9 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
+# The host key lives with the HTTP client, whose politeness counts by it; the crawl uses the same.
+from sites.http.urls import host_key as site_key
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
@@ -86,19 +89,6 @@ def _normalize_absolute(url: str) -> str | None:
         return canonicalize_url(urlunsplit((scheme, netloc, path, parts.query, "")))
     except (ValueError, UnicodeError):
         return None
-
-
-def site_key(url: str) -> str:
-    """The host (with a non-default port) that makes two URLs the same site; http and https count as one."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    port = parts.port
-    return f"{host}:{port}" if port and port != _DEFAULT_PORTS.get(parts.scheme) else host
-
-
-def origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
 
 
 def compile_patterns(text: str) -> list[re.Pattern[str]]:

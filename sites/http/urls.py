@@ -29,3 +29,20 @@ def url_problem(url: str) -> str | None:
 def same_resource(url: str) -> str:
     """Return the form of a URL used to tell whether a redirect chain came back to it."""
     return urldefrag(url)[0]
+
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def host_key(url: str) -> str:
+    """The host (with a non-default port) politeness is counted per; http and https count as one."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = parts.port
+    return f"{host}:{port}" if port and port != _DEFAULT_PORTS.get(parts.scheme) else host
+
+
+def origin(url: str) -> str:
+    """scheme://netloc of `url`: what one robots.txt governs."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from celery import current_app
 from django import db
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, transaction
@@ -16,12 +17,11 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
-from checks.services import probes_load
-from checks.soft404.errors import ModelVersionError
 from sites.crawler.config import CrawlConfig
 from sites.crawler.extractors import extractors_for
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, sessions
 from sites.crawler.reading import shared_reader
+from sites.crawler.soft404.errors import ModelVersionError
 from sites.crawler.urls import compile_patterns, normalize_url
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.frontier import (
@@ -41,6 +41,7 @@ from sites.services.leases import (
 from sites.services.retention import crawls_prune
 from sites.services.sitemaps import NOT_READ as SITEMAPS_NOT_READ
 from sites.services.sitemaps import sitemap_orphans_admit, sitemaps_read
+from sites.services.soft404 import probes_load
 
 log = logging.getLogger(__name__)
 
@@ -149,8 +150,8 @@ def crawl_baseline_for(*, site: Site) -> Crawl | None:
 def crawl_enqueue(*, crawl: Crawl) -> int:
     """Hand the crawl to the workers: one task chain per lane, of a new generation, so that any chain still
     around from before (a step message the broker kept after all) stops at its next step. Returns it."""
-    from sites.tasks import crawl_step as crawl_step_task
-
+    # Found in Celery's registry by name (sites/apps.py imports the tasks), since the tasks module imports this one.
+    crawl_step_task = current_app.tasks["sites.tasks.crawl_step"]
     generation = crawl_new_generation(crawl_id=crawl.pk)
     lanes = CrawlConfig.from_dict(crawl.settings).lanes
     for lane in range(lanes):

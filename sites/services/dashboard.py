@@ -186,3 +186,18 @@ def site_verdict_summary(*, site: Site) -> VerdictSummary | None:
     )
     unjudged = counts.pop("unjudged")
     return VerdictSummary(crawl=crawl, counts=counts, unjudged=unjudged)
+
+
+def site_crawls(*, site: Site) -> QuerySet[Crawl]:
+    """The site's crawls for its page, newest first (the model's order), with who asked for each."""
+    return site.crawls.select_related("requested_by")
+
+
+def site_active_crawl(*, site: Site) -> Crawl | None:
+    """The site's crawl that is queued or running, if any (a site runs one at a time)."""
+    return site.crawls.filter(status__in=Crawl.ACTIVE).first()
+
+
+def site_shared_with(*, site: Site):
+    """The users the site is shared with, by name."""
+    return site.shared_with.order_by("username")

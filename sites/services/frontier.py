@@ -17,12 +17,12 @@ from django.db import connection, transaction
 from django.db.models import F, Max, Min, Q
 from django.utils import timezone
 
-from checks.services import probes_save, url_health_clear, url_health_record
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome, Validators
 from sites.crawler.parse import ExtractedLink, ParsedPage
 from sites.crawler.urls import CrawlScope
 from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, url_key
+from sites.services.soft404 import probes_save, url_health_clear, url_health_record
 
 # SQLite refuses statements with more than 32766 parameters; keys are looked up in slices well below that.
 KEY_SLICE = 900

@@ -7,6 +7,10 @@ source, both indexed; their target has no index, constraint or SET_NULL (a link 
 one crawl and die with it), which spares every link written two random index entries and a lookup. What must
 never be done is to *list* what a deletion removes, as Django's admin does by default: 22 s for the python docs
 crawl, before rendering 165,000 lines. `deletion_summary` counts instead.
+
+The analyses' rows over a crawl (analysis jobs and what they found) point at it with cascading foreign keys, so
+they go with it in the same deletion; `deletion_summary` finds them through Django's relations, not by import:
+the crawl layer knows no analysis (docs/analysis-jobs.md).
 """
 
 from __future__ import annotations
@@ -15,8 +19,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.module_loading import import_string
 
-from checks.models import AnalysisJob, DirectoryProbe
-from sites.models import Crawl, Link, Page, PageBody, PageExtract, RobotsFile, Site
+from sites.models import Crawl, DirectoryProbe, Link, Page, PageBody, PageExtract, RobotsFile, Site
 
 
 class CrawlActiveError(Exception):
@@ -79,5 +82,16 @@ def deletion_summary(*, crawl_ids: list[int]) -> dict[str, int]:
         "links": Link.objects.filter(crawl_id__in=crawl_ids).count(),
         "robots.txt files": RobotsFile.objects.filter(crawl_id__in=crawl_ids).count(),
         "directory probes": DirectoryProbe.objects.filter(crawl_id__in=crawl_ids).count(),
-        "analysis jobs": AnalysisJob.objects.filter(crawl_id__in=crawl_ids).count(),
+        **_rows_of_other_apps(crawl_ids=crawl_ids),
     }
+
+
+def _rows_of_other_apps(*, crawl_ids: list[int]) -> dict[str, int]:
+    """Rows of other apps' models that point straight at these crawls (the analysis jobs), by their plural name."""
+    counts = {}
+    for relation in Crawl._meta.related_objects:
+        model = relation.related_model
+        if relation.one_to_many and model._meta.app_label != Crawl._meta.app_label:
+            rows = model._default_manager.filter(**{f"{relation.field.name}__in": crawl_ids})
+            counts[str(model._meta.verbose_name_plural)] = rows.count()
+    return counts

@@ -18,7 +18,8 @@ from django.db.models import F
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession
 from sites.crawler.sitemaps import MAX_FILE_BYTES, SitemapError, parse_sitemap, sitemaps_in_robots
-from sites.crawler.urls import normalize_url, origin
+from sites.crawler.urls import normalize_url
+from sites.http.urls import origin
 from sites.models import Crawl, Page, RobotsFile, Sitemap, SitemapUrl, url_key
 
 log = logging.getLogger(__name__)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from django import forms
 from django.db import transaction
@@ -58,4 +59,22 @@ KIND = JobKind(
     report=report,
     form=PageCountForm,
     description="Counts the crawl's pages (a test kind).",
+)
+
+
+def panel(crawl, request) -> dict | None:
+    """A section on the crawl page once the crawl has pages (reusing the ce job's result template)."""
+    pages = crawl.pages.count()
+    if not pages:
+        return None
+    result = {"pages": pages, "changed": 0, "unchanged": 0, "kept_previous": 0, "unlisted": 0}
+    return {"result": result, "site_id": crawl.site_id}
+
+
+PANEL_KIND = replace(
+    KIND,
+    name="pagepanel",
+    label="Page panel",
+    crawl_panel=panel,
+    crawl_panel_template="checks/mwim/job_result.html",
 )

@@ -10,7 +10,7 @@ import pytest
 from werkzeug.wrappers import Response
 
 from checks.checking import urls_check
-from checks.models import UrlHealth
+from sites.models import UrlHealth
 
 pytestmark = pytest.mark.django_db
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from checks.soft404.verdict import fetch_verdict
+from sites.crawler.soft404.verdict import fetch_verdict
 from sites.models import Crawl, Link, Page, Site, url_key
 
 _numbers = itertools.count(1)

@@ -12,8 +12,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from checks.models import AnalysisJob, DirectoryProbe
-from sites.models import Crawl, Link, Page, PageBody, PageExtract, RobotsFile
+from checks.models import AnalysisJob
+from sites.models import Crawl, DirectoryProbe, Link, Page, PageBody, PageExtract, RobotsFile
 from sites.services.crawls import crawl_cancel, crawl_finish
 from sites.services.retention import CrawlActiveError, crawl_delete, crawls_prune, deletion_summary
 from tests.sites.factories import body, make_crawl, make_link, make_page, make_site, make_user

@@ -8,10 +8,10 @@ import signal
 import lxml.html
 import pytest
 
-from checks.soft404.errors import ModelVersionError
 from sites.crawler import reading
 from sites.crawler.parse import element_text, parse_document
 from sites.crawler.reading import PageReader, PageRequest, ReaderDied
+from sites.crawler.soft404.errors import ModelVersionError
 from sites.models import Crawl, Link, Page
 from tests.sites.sitebuilder import html, serve_site
 

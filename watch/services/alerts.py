@@ -12,6 +12,7 @@ import hashlib
 import hmac
 import logging
 
+from celery import current_app
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db.models import Q
@@ -20,7 +21,7 @@ from django.utils import timezone
 from checks.compare import CrawlComparison, crawl_compare, crawl_compare_default
 from checks.jobs.context import JobInputError
 from checks.jobs.services import job_start
-from sites.http import Fetcher, FetchPolicy, FetchResult, json_body
+from sites.http import FetchResult, FetchSettings, PoliteFetcher, json_body
 from sites.models import Crawl
 from watch.models import AlertSubscription, Schedule, WebhookDelivery
 from watch.services.schedules import crawl_was_scheduled
@@ -130,9 +131,8 @@ def webhook_signature(secret: str, body: bytes) -> str:
 
 
 def webhook_enqueue(delivery: WebhookDelivery, *, countdown: float | None = None) -> None:
-    from watch.tasks import webhook_deliver
-
-    webhook_deliver.apply_async((delivery.pk,), countdown=countdown)
+    # Found in Celery's registry by name (watch/apps.py imports the tasks), since the tasks module imports this one.
+    current_app.tasks["watch.tasks.webhook_deliver"].apply_async((delivery.pk,), countdown=countdown)
 
 
 def webhook_attempt(*, delivery: WebhookDelivery) -> bool:
@@ -140,14 +140,8 @@ def webhook_attempt(*, delivery: WebhookDelivery) -> bool:
     by a 4xx other than 408/429), False when worth another try."""
     body = json_body(delivery.payload)
     headers = {SIGNATURE_HEADER: webhook_signature(delivery.subscription.webhook_secret, body)}
-    policy = FetchPolicy(
-        user_agent=settings.WEBAUDIT_USER_AGENT,
-        timeout=settings.WEBAUDIT_FETCH_TIMEOUT,
-        max_bytes=ANSWER_READ,
-        allowed_networks=tuple(settings.WEBAUDIT_ALLOWED_NETWORKS),
-    )
-    with Fetcher(policy) as fetcher:
-        answer: FetchResult = fetcher.post_json(delivery.url, delivery.payload, headers=headers)
+    with PoliteFetcher(FetchSettings.from_settings(settings), max_bytes=ANSWER_READ) as polite:
+        answer: FetchResult = polite.post_json(delivery.url, delivery.payload, headers=headers)
     delivery.attempts += 1
     delivery.last_attempt_at = timezone.now()
     delivery.response_status = answer.status

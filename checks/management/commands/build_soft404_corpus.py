@@ -8,11 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from checks.soft404.corpus import SOFT404, deduplicate, write_corpus
-from checks.soft404.normal_pages import normal_pages
-from checks.soft404.notfound_pages import notfound_pages
-from checks.soft404.parked_pages import parked_pages
-from checks.soft404.site_builds import site_build_pages
+from checks.soft404.corpus.manifest import SOFT404, deduplicate, write_corpus
 
 # 150 pages per documentation tree puts the real soft-404 pages near the paper's 25% share (its datasets
 # #1-A and #2-A): 227 not-found pages against 713 normal ones.
@@ -63,6 +59,13 @@ class Command(BaseCommand):
         no_site_builds: bool,
         **options,
     ):
+        # Imported here: the builders render Werkzeug's error pages, and Werkzeug is a test extra that
+        # `manage.py help` in production must not need.
+        from checks.soft404.corpus.normal_pages import normal_pages
+        from checks.soft404.corpus.notfound_pages import notfound_pages
+        from checks.soft404.corpus.parked_pages import parked_pages
+        from checks.soft404.corpus.site_builds import site_build_pages
+
         pages = notfound_pages(cache) + normal_pages(cache, per_tree)
         if not no_site_builds:
             pages += site_build_pages(cache)

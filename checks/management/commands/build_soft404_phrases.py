@@ -1,4 +1,4 @@
-"""Regenerate checks/soft404/data/phrases.json from the real catalogs (see phrase_sources)."""
+"""Regenerate sites/crawler/soft404/data/phrases.json from the real catalogs (see checks/soft404/corpus/phrase_sources)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from checks.soft404.phrase_sources import build_phrase_table
-from checks.soft404.phrases import PHRASES_FILE
+from sites.crawler.soft404.phrases import PHRASES_FILE
 
 
 class Command(BaseCommand):
@@ -25,6 +24,10 @@ class Command(BaseCommand):
         parser.add_argument("--output", type=Path, default=PHRASES_FILE)
 
     def handle(self, *args, cache: Path, output: Path, **options):
+        # Imported here: the builders render Werkzeug's error pages, and Werkzeug is a test extra that
+        # `manage.py help` in production must not need.
+        from checks.soft404.corpus.phrase_table import build_phrase_table
+
         phrases, sources = build_phrase_table(cache)
         document = {
             "generated_by": "python manage.py build_soft404_phrases",

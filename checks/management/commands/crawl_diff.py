@@ -8,8 +8,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandParser
 
 from checks.compare import CompareError, compare_check, crawl_compare
+from sites.cli import bad_input, json_destination_check, json_write_atomically
 from sites.models import Crawl
-from webaudit.cli import bad_input, json_destination_check, json_write_atomically
 
 
 class Command(BaseCommand):

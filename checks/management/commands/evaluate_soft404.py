@@ -8,11 +8,8 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from checks.soft404.fastpredict import compile_model
-from checks.soft404.features import PAPER_FEATURES
-from checks.soft404.model import (
-    NORMAL,
-    THRESHOLD,
+from checks.soft404.corpus.parked_pages import layout_of
+from checks.soft404.training import (
     balanced_indices,
     corpus_matrix,
     cross_validate,
@@ -23,7 +20,9 @@ from checks.soft404.model import (
     site_of,
     unseen_wording_matrix,
 )
-from checks.soft404.parked_pages import layout_of
+from sites.crawler.soft404.fastpredict import compile_model
+from sites.crawler.soft404.features import PAPER_FEATURES
+from sites.crawler.soft404.model import NORMAL, THRESHOLD
 
 
 class Command(BaseCommand):

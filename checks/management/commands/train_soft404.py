@@ -8,20 +8,11 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from checks.soft404.corpus import manifest_sha256
-from checks.soft404.features import extract
-from checks.soft404.model import (
-    BOOSTING,
-    CLASS_NAMES,
-    MODEL_FILE,
-    NORMAL,
-    NOT_FOUND,
-    corpus_matrix,
-    estimators,
-    load_model,
-    save_model,
-)
-from checks.training import crawl_labelled_pages
+from checks.soft404.corpus.manifest import manifest_sha256
+from checks.soft404.crawl_labels import crawl_labelled_pages
+from checks.soft404.training import BOOSTING, corpus_matrix, estimators, save_model
+from sites.crawler.soft404.features import extract
+from sites.crawler.soft404.model import CLASS_NAMES, MODEL_FILE, NORMAL, NOT_FOUND, load_model
 
 
 class Command(BaseCommand):
@@ -43,7 +34,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--from-crawls",
             action="store_true",
-            help="add the pages this deployment's crawls labelled through the probe (checks.training)",
+            help="add the pages this deployment's crawls labelled through the probe (checks.soft404.crawl_labels)",
         )
 
     def handle(

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from checks.jobs.cli import bad_input, json_destination_check, json_write_atomically
 from mwim.reader import PullError, mwim_pull
-from sites.http import FetchPolicy
+from sites.http import FetchSettings
 
 
 class Command(BaseCommand):
@@ -33,11 +33,7 @@ class Command(BaseCommand):
             raise bad_input(f"{folder} exists and is not a folder")
         if options["json"] not in (None, "-"):
             json_destination_check(options["json"])
-        policy = FetchPolicy(
-            user_agent=settings.WEBAUDIT_USER_AGENT,
-            timeout=settings.WEBAUDIT_FETCH_TIMEOUT,
-            allowed_networks=tuple(settings.WEBAUDIT_ALLOWED_NETWORKS),
-        )
+        policy = FetchSettings.from_settings(settings).policy()
         try:
             report = mwim_pull(
                 sitemap_url=options["sitemap_url"],

@@ -7,9 +7,9 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from sites.cli import bad_input, json_destination_check, json_write_atomically
 from sites.models import Crawl
 from sites.services.issues import crawl_health, crawl_issues, crawl_issues_report
-from webaudit.cli import bad_input, json_destination_check, json_write_atomically
 
 
 class Command(BaseCommand):

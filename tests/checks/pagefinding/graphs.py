@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from checks.pagefinding.generated import GeneratedSite, Graph
+from benchmarks.pagefinding_graphs import GeneratedSite, Graph
 
 
 def site(

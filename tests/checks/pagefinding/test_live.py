@@ -11,10 +11,11 @@ from werkzeug import Response
 from checks.pagefinding.algorithms import search
 from checks.pagefinding.live import LiveSettings, LiveSite, StartError
 from checks.pagefinding.text import query_terms
+from sites.http import FetchSettings
 
 from .sites import HTML, serve_town_hall
 
-SETTINGS = LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0)
+SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 
 
 def find(start: str, query: str, algorithm: str = "BESTFIRST", budget: int | None = 50):

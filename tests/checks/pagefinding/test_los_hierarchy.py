@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import random
 
+from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query
 from checks.pagefinding.algorithms import search
-from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query
 
 LOS = GraphParameters(n=2000, los_hierarchy=True)
 

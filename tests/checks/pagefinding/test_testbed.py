@@ -11,12 +11,13 @@ import pytest
 from checks.pagefinding.algorithms import search
 from checks.pagefinding.live import LiveSettings, LiveSite
 from checks.pagefinding.text import query_terms
+from sites.http import FetchSettings
 
 from .testbed import fetch_title, sample_targets, title_query
 
 pytestmark = pytest.mark.testbed
 
-SETTINGS = LiveSettings(allowed_networks=("127.0.0.0/8",), delay=0.0)
+SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 
 
 def find(port: int, query: str, budget: int, algorithm: str = "BESTFIRST"):

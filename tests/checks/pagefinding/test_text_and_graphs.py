@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from checks.pagefinding.generated import GeneratedSite, GraphParameters, generate, make_query
+from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query
 from checks.pagefinding.text import query_terms, terms, url_terms
 
 
