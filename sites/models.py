@@ -132,6 +132,13 @@ class Crawl(models.Model):
     external_done = models.PositiveIntegerField(default=0)
     external_cached = models.PositiveIntegerField(default=0)
     external_started_at = models.DateTimeField(null=True, blank=True)
+    # The site's previous finished crawl when this one started: its pages' ETag / Last-Modified make this
+    # crawl's requests conditional, and a page that answers 304 reuses its row there (docs/crawling.md).
+    baseline = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_constraint=False
+    )
+    bytes_received = models.PositiveBigIntegerField(default=0, help_text="Body bytes of the pages fetched.")
+    not_modified = models.PositiveIntegerField(default=0, help_text="Pages that answered 304 Not Modified.")
     # Where the crawl is with the site's sitemaps (sites.services.sitemaps): not read yet, read (their URLs are in
     # SitemapUrl), their orphans admitted to the frontier (once the links found no more pages), or being read.
     sitemap_phase = models.PositiveSmallIntegerField(default=0)
@@ -236,6 +243,12 @@ class Page(models.Model):
     error_kind = models.CharField(max_length=32, blank=True, db_index=True)
     fetch_error = models.TextField(blank=True)
     fetched_at = models.DateTimeField(null=True, blank=True)
+    # The validators the answer carried, sent back by the next crawl of the site (If-None-Match, If-Modified-Since).
+    etag = models.CharField(max_length=200, blank=True)
+    last_modified = models.CharField(max_length=64, blank=True)
+    not_modified = models.BooleanField(
+        default=False, help_text="Answered 304: what it found was reused from the crawl's baseline."
+    )
 
     # The dead / soft-404 verdict (sites.crawler.soft404.verdict): empty until fetched, and for robots-blocked pages.
     verdict = models.CharField(max_length=8, choices=Verdict.choices, blank=True, db_index=True)

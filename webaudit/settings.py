@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "sites",
     "checks",
     "mwim",
+    "watch",
 ]
 
 MIDDLEWARE = [
@@ -232,6 +233,11 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("WEBAUDIT_RESUME_CHECK_SECONDS", 60.0, minimum=1.0, maximum=3600.0),
     },
 }
+# Functions ("module:function", called with site=) saying whether something compares the site's crawls: retention
+# then keeps the finished crawl the next comparison needs (sites/services/retention.py).
+WEBAUDIT_CRAWL_COMPARERS = ["watch.services.schedules:site_compares_crawls"]
+# Site schedules (watch/): beat looks for schedules whose time has come once a minute (docs/operations.md).
+CELERY_BEAT_SCHEDULE["run-due-schedules"] = {"task": "watch.tasks.schedules_run_due", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
 
@@ -295,7 +301,10 @@ WEBAUDIT_PAGE_EXTRACTORS = {
 }
 # Functions ("module:function", called with crawl=) run once a crawl has finished, in the order listed: how an
 # analysis follows every crawl without the crawl engine importing it. An exception is logged, never fatal.
-WEBAUDIT_CRAWL_FINISHED_HOOKS = ["mwim.services:mwim_crawl_finished"]
+WEBAUDIT_CRAWL_FINISHED_HOOKS = [
+    "mwim.services:mwim_crawl_finished",
+    "watch.services.alerts:watch_crawl_finished",
+]
 # MWIM (docs/mwim.md): the public base URL of this deployment, for the URLs written into extended sitemaps
 # ("https://audit.example.com"); empty: the URL each request came in on.
 WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")
@@ -347,3 +356,21 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("WEBAUDIT_LOG_LEVEL", "INFO")},
 }
+
+# Alerts after scheduled crawls (watch/) go out by email through Django's email backend: SMTP when EMAIL_HOST
+# is set, else the console (development). Every variable is in .env.example.
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_TIMEOUT = 20
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+DEFAULT_FROM_EMAIL = env_str("WEBAUDIT_FROM_EMAIL", "webaudit@localhost")
+# Webhook alerts: attempts before a delivery is given up (1, 2, 4 … minutes apart, as Celery retries).
+WEBAUDIT_WEBHOOK_ATTEMPTS = env_int("WEBAUDIT_WEBHOOK_ATTEMPTS", 6)

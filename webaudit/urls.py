@@ -17,5 +17,6 @@ urlpatterns = [
     path("sites/", include("sites.urls")),
     path("checks/", include("checks.urls")),
     path("mwim/", include("mwim.urls")),
+    path("watch/", include("watch.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,6 +1,6 @@
 """The HTTP client every fetch of webaudit goes through, with robots.txt and per-host politeness."""
 
-from .client import Fetcher
+from .client import Fetcher, json_body
 from .decoding import decode_body, is_html_type
 from .fetch_settings import FetchSettings
 from .policy import FetchPolicy
@@ -21,6 +21,7 @@ __all__ = [
     "RobotsRules",
     "decode_body",
     "is_html_type",
+    "json_body",
     "parse_robots",
     "robots_text_of",
     "robots_url",

@@ -39,6 +39,11 @@ ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 
+def json_body(payload: object) -> bytes:
+    """The bytes `Fetcher.post_json` sends for `payload`."""
+    return json.dumps(payload).encode()
+
+
 def _accept_encoding() -> str:
     # Offer brotli only when urllib3 found a brotli module to decode it with.
     return "gzip, deflate, br" if "br" in ACCEPT_ENCODING.split(",") else "gzip, deflate"
@@ -80,17 +85,30 @@ class Fetcher:
     def close(self) -> None:
         self._session.close()
 
-    def fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
-        """GET `url`, following redirects; report any failure in the result instead of raising."""
-        return self._exchange(url, max_bytes, self._follow)
+    def fetch(
+        self, url: str, *, max_bytes: int | None = None, headers: dict[str, str] | None = None
+    ) -> FetchResult:
+        """GET `url`, following redirects; report any failure in the result instead of raising.
 
-    def post_json(self, url: str, payload: object, *, max_bytes: int | None = None) -> FetchResult:
-        """POST `payload` as JSON to `url` once; report any failure in the result instead of raising.
+        `headers` go with the first request only (conditional validators belong to `url`, not to wherever it
+        redirects)."""
+        return self._exchange(url, max_bytes, partial(self._follow, headers=headers))
+
+    def post_json(
+        self,
+        url: str,
+        payload: object,
+        *,
+        max_bytes: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> FetchResult:
+        """POST `payload` as JSON to `url` once; report any failure in the result instead of raising. The body is
+        `json_body(payload)`, so a caller can sign exactly what is sent (in `headers`).
 
         A redirect answer is recorded as the one hop and reported as REDIRECT_NOT_FOLLOWED: re-sending a
         POST to wherever an answer points is the caller's decision, not the client's.
         """
-        return self._exchange(url, max_bytes, partial(self._post, body=json.dumps(payload).encode()))
+        return self._exchange(url, max_bytes, partial(self._post, body=json_body(payload), headers=headers))
 
     def _exchange(
         self, url: str, max_bytes: int | None, run: Callable[[FetchResult, Deadline, int], None]
@@ -121,10 +139,13 @@ class Fetcher:
         except Exception as bug:  # The classifier itself must not turn a bad page into a crash.
             return ErrorKind.PROTOCOL.value, f"{type(exc).__name__} (unclassified: {type(bug).__name__})"
 
-    def _follow(self, result: FetchResult, deadline: Deadline, cap: int) -> None:
+    def _follow(
+        self, result: FetchResult, deadline: Deadline, cap: int, headers: dict[str, str] | None = None
+    ) -> None:
         seen = {same_resource(result.url)}
         while True:
-            with closing(self._send("GET", result.final_url, deadline)) as response:
+            first = headers if not result.redirects else None
+            with closing(self._send("GET", result.final_url, deadline, headers=first)) as response:
                 location = self._take_answer(response, result.final_url, result, deadline, cap)
             if location is None:
                 return
@@ -149,9 +170,15 @@ class Fetcher:
             return ErrorKind.TOO_MANY_REDIRECTS, f"More than {self.policy.max_redirects} redirects"
         return None
 
-    def _post(self, result: FetchResult, deadline: Deadline, cap: int, body: bytes) -> None:
+    def _post(
+        self, result: FetchResult, deadline: Deadline, cap: int, body: bytes, headers: dict[str, str] | None
+    ) -> None:
         response = self._send(
-            "POST", result.url, deadline, data=body, headers={"Content-Type": JSON_CONTENT_TYPE}
+            "POST",
+            result.url,
+            deadline,
+            data=body,
+            headers={**(headers or {}), "Content-Type": JSON_CONTENT_TYPE},
         )
         with closing(response):
             location = self._take_answer(response, result.url, result, deadline, cap)

@@ -182,23 +182,32 @@ class PoliteFetcher:
         return min(delay or 0.0, MAX_CRAWL_DELAY)
 
     # requests -----------------------------------------------------------------------------------------------
-    def fetch(self, url: str, *, max_bytes: int | None = None) -> FetchResult:
+    def fetch(
+        self, url: str, *, max_bytes: int | None = None, headers: dict[str, str] | None = None
+    ) -> FetchResult:
         """GET `url` once its host may be asked again (per-host limits, delay, Crawl-delay, pauses); `max_bytes`
-        overrides the settings' size limit (a sitemap may be bigger than a page).
+        overrides the settings' size limit (a sitemap may be bigger than a page); `headers` go with the first
+        request only (a recrawl's validators, Fetcher.fetch).
 
         robots.txt is the caller's to consult first (`allowed`): a refusal is an outcome it reports."""
-        return self._fetch_in_slot(url, self.crawl_delay(url), max_bytes=max_bytes)
+        return self._fetch_in_slot(url, self.crawl_delay(url), max_bytes=max_bytes, headers=headers)
 
-    def post_json(self, url: str, payload: object) -> FetchResult:
-        """POST `payload` as JSON to `url` under the same guard, limits and per-host spacing as a GET."""
+    def post_json(self, url: str, payload: object, *, headers: dict[str, str] | None = None) -> FetchResult:
+        """POST `payload` as JSON to `url` under the same guard, limits and per-host spacing as a GET; `headers`
+        such as a signature of the body (`json_body(payload)` is what is sent)."""
         if self.scheduler is not None:
-            job = partial(self.fetcher.post_json, url, payload)
+            job = partial(self.fetcher.post_json, url, payload, headers=headers)
             return self.scheduler.submit(host_key(url), job, min_delay=self.crawl_delay(url)).result()
         with self.throttle.slot(host_key(url), self.crawl_delay(url)):
-            return self.fetcher.post_json(url, payload)
+            return self.fetcher.post_json(url, payload, headers=headers)
 
     def submit(
-        self, url: str, *, max_bytes: int | None = None, min_delay: float | None = None
+        self,
+        url: str,
+        *,
+        max_bytes: int | None = None,
+        min_delay: float | None = None,
+        headers: dict[str, str] | None = None,
     ) -> Future[FetchResult]:
         """Queue a GET of `url` for its host's turn (scheduled fetchers); the future holds the result. No thread
         is held meanwhile. `min_delay` defaults to the host's Crawl-delay."""
@@ -206,15 +215,22 @@ class PoliteFetcher:
             raise RuntimeError("submit needs a scheduled PoliteFetcher")
         return self.scheduler.submit(
             host_key(url),
-            partial(self.fetcher.fetch, url, max_bytes=max_bytes),
+            partial(self.fetcher.fetch, url, max_bytes=max_bytes, headers=headers),
             min_delay=self.crawl_delay(url) if min_delay is None else min_delay,
         )
 
-    def _fetch_in_slot(self, url: str, min_delay: float, *, max_bytes: int | None = None) -> FetchResult:
+    def _fetch_in_slot(
+        self,
+        url: str,
+        min_delay: float,
+        *,
+        max_bytes: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> FetchResult:
         if self.scheduler is not None:
-            return self.submit(url, max_bytes=max_bytes, min_delay=min_delay).result()
+            return self.submit(url, max_bytes=max_bytes, min_delay=min_delay, headers=headers).result()
         with self.throttle.slot(host_key(url), min_delay):
-            return self.fetcher.fetch(url, max_bytes=max_bytes)
+            return self.fetcher.fetch(url, max_bytes=max_bytes, headers=headers)
 
     # slowing down -------------------------------------------------------------------------------------------
     def pause(self, url: str, seconds: float) -> None:

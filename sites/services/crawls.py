@@ -28,7 +28,13 @@ from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.limits import crawl_setting_problem
 from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
 from sites.services.external_cache import external_cache_lookup
-from sites.services.frontier import frontier_claim, frontier_record, frontier_seed, frontier_status
+from sites.services.frontier import (
+    frontier_claim,
+    frontier_record,
+    frontier_seed,
+    frontier_status,
+    frontier_validators,
+)
 from sites.services.leases import (
     LeaseKeeper,
     crawl_new_generation,
@@ -137,6 +143,7 @@ def crawl_start(
             )
         crawl = Crawl.objects.create(
             site=site,
+            baseline=crawl_baseline_for(site=site),
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             settings=config.to_dict(),
             pages_queued=1,
@@ -146,6 +153,13 @@ def crawl_start(
         if enqueue:
             crawl_enqueue(crawl=crawl)
     return crawl
+
+
+def crawl_baseline_for(*, site: Site) -> Crawl | None:
+    """The crawl a new crawl of `site` asks conditionally against: the site's newest finished one."""
+    return (
+        Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk").first()
+    )
 
 
 def crawl_enqueue(*, crawl: Crawl) -> int:
@@ -297,6 +311,7 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
         session.probes.learn(
             probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
         )
+    baseline = frontier_validators(crawl=crawl, pages=pages)
     cached = external_cache_lookup(
         owner_id=crawl.site.owner_id,
         url_keys=[page.url_key for page in pages if not page.is_internal and not page.attempts],
@@ -305,7 +320,7 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
     )
     futures = []
     for page in pages:
-        job = FetchJob(page.pk, page.url, page.is_internal, page.attempts)
+        job = FetchJob(page.pk, page.url, page.is_internal, page.attempts, baseline.get(page.pk))
         hit = None if page.is_internal else cached.get(page.url_key)
         futures.append(completed(PageOutcome(job, cached=hit)) if hit else session.submit(job))
     return InFlight(token, pages, futures)

@@ -236,6 +236,9 @@ def crawl_summary(crawl: Crawl) -> dict:
             "from_cache": crawl.external_cached,
             "per_second": round(crawl.external_rate, 2) if crawl.external_rate is not None else None,
         },
+        "bytes_received": crawl.bytes_received,
+        "not_modified": crawl.not_modified,
+        "baseline": crawl.baseline_id,
         "verdicts": verdict_counts(crawl),
         "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
     }

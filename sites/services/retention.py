@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.module_loading import import_string
 
 from sites.models import Crawl, DirectoryProbe, Link, Page, PageBody, PageExtract, RobotsFile, Site
 
@@ -50,11 +51,25 @@ def crawls_delete(*, crawl_ids: list[int]) -> None:
 
 
 def crawls_beyond(*, site: Site, keep: int) -> list[int]:
-    """Ids of the site's ended crawls older than its `keep` newest, oldest first; none when `keep` is 0."""
+    """Ids of the site's ended crawls older than its `keep` newest, oldest first; none when `keep` is 0.
+
+    A site something compares crawls of (WEBAUDIT_CRAWL_COMPARERS, e.g. a schedule whose alerts compare each
+    crawl with the one before) also keeps its newest finished crawl older than the kept ones: the crawl the next
+    comparison needs when the kept ones are not all finished."""
     if keep <= 0:
         return []
     ended = Crawl.objects.filter(site=site).exclude(status__in=Crawl.ACTIVE).order_by("-created_at", "-pk")
-    return sorted(ended.values_list("pk", flat=True)[keep:])
+    rows = list(ended.values_list("pk", "status"))
+    beyond = rows[keep:]
+    kept_finished = sum(status == Crawl.Status.FINISHED for _, status in rows[:keep])
+    if kept_finished < 2 and _compared(site):
+        spared = next((pk for pk, status in beyond if status == Crawl.Status.FINISHED), None)
+        beyond = [(pk, status) for pk, status in beyond if pk != spared]
+    return sorted(pk for pk, _ in beyond)
+
+
+def _compared(site: Site) -> bool:
+    return any(import_string(path.replace(":", "."))(site=site) for path in settings.WEBAUDIT_CRAWL_COMPARERS)
 
 
 def deletion_summary(*, crawl_ids: list[int]) -> dict[str, int]:

@@ -104,3 +104,20 @@ def test_a_lookup_site_crawl_matches_the_truth_and_its_failed_lookups_are_soft40
     start = Page.objects.get(crawl=gone, depth=0)
     assert start.verdict == "soft404" and start.verdict_reason.startswith("query probe (id): ")
     assert not Link.objects.filter(source=start).exists() and gone.pages_done == 1
+
+
+def test_a_recrawl_of_an_unchanged_testbed_site_is_answered_304_for_at_least_nine_pages_in_ten(testbed, user):
+    from sites.services.crawls import crawl_run, crawl_start
+    from sites.services.sites import site_create
+
+    site = site_create(owner=user, url=testbed["error_page"], check_external=False)
+    options = {"concurrency": 8, "max_pages": 300}
+    first = crawl_run(crawl=crawl_start(site=site, enqueue=False, **options))
+    second = crawl_run(crawl=crawl_start(site=site, enqueue=False, **options))
+    assert first.status == second.status == Crawl.Status.FINISHED
+    assert second.baseline_id == first.pk and second.pages_done == first.pages_done > 200
+    assert second.not_modified >= 0.9 * second.pages_done
+    assert second.bytes_received <= 0.1 * first.bytes_received
+    # The reused pages keep the first crawl's verdicts, soft-404s included.
+    verdicts = lambda crawl: Counter(Page.objects.filter(crawl=crawl).values_list("verdict", flat=True))  # noqa: E731
+    assert verdicts(second) == verdicts(first)

@@ -12,7 +12,7 @@ import pytest
 from tests.conftest import REPO
 
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
-PACKAGES = ("webaudit", "mwim", "checks", "sites")
+PACKAGES = ("webaudit", "watch", "mwim", "checks", "sites")
 
 
 def lint_imports(root: Path) -> subprocess.CompletedProcess:

@@ -1,0 +1,136 @@
+"""Recrawls that cost little: validators from the site's previous crawl, and 304 answers that reuse its pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from sites.models import Link, Page, PageBody
+from sites.services.crawls import crawl_run, crawl_start
+from sites.services.reports import crawl_summary
+from sites.services.sites import site_create
+from tests.sites.recrawl_site import NOT_FOUND, ValidatingSite
+from tests.sites.sitebuilder import html
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def site_pages():
+    return {
+        "/": html("Home", "/a", "/b", "/gone"),
+        "/a": html("A", "/", "/b", "/a/deeper"),
+        "/b": html("B", "/a"),
+        "/a/deeper": html("Deeper", "/b"),
+    }
+
+
+def crawl_again(site, user):
+    return crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False, probe=False))
+
+
+def test_a_recrawl_of_an_unchanged_site_asks_conditionally_and_reuses_every_page_answering_304(
+    httpserver, user, site_pages
+):
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_again(site, user)
+    assert not served.conditional and first.not_modified == 0 and first.baseline_id is None
+    second = crawl_again(site, user)
+
+    assert second.baseline_id == first.pk
+    # Every page the first crawl got with a 200 was asked for with its own ETag and date; /gone (404) was not.
+    assert sorted(path for path, _, _ in served.conditional) == ["/", "/a", "/a/deeper", "/b"]
+    assert all(etag == served.etag(path) for path, etag, _ in served.conditional)
+    assert all(date == ValidatingSite.LAST_MODIFIED for _, _, date in served.conditional)
+    assert second.not_modified == 4
+    summary = crawl_summary(second)
+    assert summary["not_modified"] == 4
+    # Only /gone's 404 page was downloaded the second time.
+    assert summary["bytes_received"] == len(NOT_FOUND)
+    assert (
+        first.bytes_received
+        == sum(len(body.encode()) for body in site_pages.values()) + summary["bytes_received"]
+    )
+
+    def snapshot(crawl):
+        pages = Page.objects.filter(crawl=crawl)
+        return {
+            page.url: (page.status_code, page.verdict, page.title, page.content_hash, page.depth, page.size)
+            for page in pages
+        }
+
+    assert snapshot(second) == snapshot(first)
+    links = lambda crawl: sorted(  # noqa: E731
+        Link.objects.filter(crawl=crawl).values_list("source__url", "target_url", "target__url", "text")
+    )
+    assert links(second) == links(first)
+    bodies = lambda crawl: {  # noqa: E731
+        body.page.url: body.content
+        for body in PageBody.objects.filter(page__crawl=crawl).select_related("page")
+    }
+    assert bodies(second) == bodies(first) and len(bodies(second)) == 5
+    reused = Page.objects.filter(crawl=second, not_modified=True).values_list("url", flat=True)
+    assert sorted(reused) == sorted(served.root.rstrip("/") + path for path in ["/", "/a", "/a/deeper", "/b"])
+
+
+def test_a_page_that_changed_is_downloaded_and_read_again_and_its_new_links_followed(
+    httpserver, user, site_pages
+):
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_again(site, user)
+    served.pages["/b"] = html("B, rewritten", "/a", "/c")
+    served.pages["/c"] = html("C", "/")
+    second = crawl_again(site, user)
+
+    base = served.root.rstrip("/")
+    b_then, b_now = (Page.objects.get(crawl=crawl, url=f"{base}/b") for crawl in (first, second))
+    assert not b_now.not_modified and b_now.title == "B, rewritten"
+    assert b_now.content_hash != b_then.content_hash
+    assert Page.objects.get(crawl=second, url=f"{base}/c").status_code == 200
+    assert second.not_modified == 3
+
+
+def test_a_304_whose_baseline_crawl_was_deleted_meanwhile_is_fetched_again_in_full(
+    httpserver, user, site_pages
+):
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_again(site, user)
+    second = crawl_start(site=site, requested_by=user, enqueue=False, probe=False)
+    assert second.baseline_id == first.pk
+    # Validators are read as pages are claimed, the baseline's rows as the 304s are recorded: delete in between.
+    from sites.services import frontier
+
+    real = frontier._baseline_pages
+
+    def baseline_gone(crawl, outcomes):
+        Page.objects.filter(crawl_id=first.pk).delete()
+        return real(crawl, outcomes)
+
+    frontier._baseline_pages = baseline_gone
+    try:
+        second = crawl_run(crawl=second)
+    finally:
+        frontier._baseline_pages = real
+    assert second.status == "finished"
+    assert Page.objects.filter(crawl=second, state=Page.State.DONE).count() == 5
+    assert Page.objects.get(crawl=second, depth=0).title == "Home"
+
+
+def test_a_304_carries_over_the_extracts_of_the_extractors_the_recrawl_runs_and_no_others(
+    httpserver, user, site_pages
+):
+    from sites.models import PageExtract
+
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False, probe=False))
+    names = lambda crawl: sorted(  # noqa: E731
+        PageExtract.objects.filter(page__crawl=crawl).values_list("page__url", "name", "data")
+    )
+    assert {name for _, name, _ in names(first)} == {"dom"}
+    same = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False, probe=False))
+    assert same.not_modified == 4 and names(same) == names(first)
+    without = crawl_run(crawl=crawl_start(site=site, enqueue=False, probe=False, extractors=()))
+    assert without.not_modified == 4 and names(without) == []

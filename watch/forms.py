@@ -1,0 +1,62 @@
+"""Forms of the site's watch panel: its schedule (owner) and each user's alerts."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from django import forms
+
+from watch.cron import CronError, cron_parse
+from watch.models import AlertSubscription, Schedule
+
+
+class ScheduleForm(forms.ModelForm):
+    hour = forms.IntegerField(min_value=0, max_value=23, initial=3, help_text="UTC.")
+    minute = forms.IntegerField(min_value=0, max_value=59, initial=0)
+    cron = forms.CharField(
+        required=False,
+        max_length=100,
+        label="Cron expression",
+        help_text="minute hour day month weekday, UTC; at most once an hour (e.g. 30 2 * * mon-fri).",
+        widget=forms.TextInput(attrs={"spellcheck": "false", "placeholder": "30 2 * * mon-fri"}),
+    )
+
+    class Meta:
+        model = Schedule
+        fields = ["enabled", "frequency", "hour", "minute", "weekday", "cron", "analyses"]
+        labels = {
+            "enabled": "Re-crawl on this schedule",
+            "analyses": "Run decay and page types after each crawl",
+        }
+
+    def clean(self) -> dict:
+        cleaned = super().clean()
+        if cleaned.get("frequency") == Schedule.Frequency.CRON:
+            try:
+                cleaned["cron"] = cron_parse(cleaned.get("cron", "")).text
+            except CronError as exc:
+                self.add_error("cron", str(exc))
+        return cleaned
+
+
+class AlertForm(forms.ModelForm):
+    webhook_url = forms.CharField(
+        required=False,
+        max_length=2000,
+        label="Webhook URL",
+        help_text="A JSON POST after each scheduled crawl, signed in X-Webaudit-Signature (HMAC-SHA256).",
+        widget=forms.TextInput(attrs={"inputmode": "url", "placeholder": "https://"}),
+    )
+
+    class Meta:
+        model = AlertSubscription
+        fields = ["email", "webhook_url", "even_when_unchanged"]
+        labels = {"email": "Email me", "even_when_unchanged": "Even when nothing got worse"}
+
+    def clean_webhook_url(self) -> str:
+        url = self.cleaned_data["webhook_url"].strip()
+        if url:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise forms.ValidationError("A webhook URL is an http:// or https:// URL with a host.")
+        return url

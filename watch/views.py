@@ -1,0 +1,99 @@
+"""Views of watching a site: thin wrappers over watch.services and checks.compare."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from checks.compare import LIST_CAP, CompareError, crawl_compare, crawl_compare_default
+from sites.models import Crawl, Site
+from watch.forms import AlertForm, ScheduleForm
+from watch.models import AlertSubscription, Schedule
+from watch.services.schedules import schedule_save
+
+# Crawls offered in the "What changed" page's two pickers.
+CRAWLS_OFFERED = 100
+
+
+def _visible_site(request: HttpRequest, site_id: int) -> Site:
+    return get_object_or_404(Site.objects.visible_to(request.user).select_related("owner"), pk=site_id)
+
+
+def _watch_url(site: Site) -> str:
+    from django.urls import reverse
+
+    return reverse("sites:detail", args=[site.pk]) + "#watch"
+
+
+@login_required
+@require_POST
+def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _visible_site(request, site_id)
+    if not (request.user.is_superuser or site.owner_id == request.user.pk):
+        raise PermissionDenied("Only the site's owner can schedule its crawls.")
+    form = ScheduleForm(request.POST, instance=Schedule.objects.filter(site=site).first())
+    if form.is_valid():
+        fields = {name: form.cleaned_data[name] for name in ScheduleForm.Meta.fields}
+        schedule = schedule_save(site=site, **fields)
+        state = f"next crawl {schedule.next_run_at:%d %b %Y, %H:%M} UTC" if schedule.enabled else "off"
+        messages.success(request, f"Schedule saved: {state}.")
+    else:
+        errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
+        messages.error(request, f"The schedule was not saved: {errors}")
+    return redirect(_watch_url(site))
+
+
+@login_required
+@require_POST
+def alerts_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    site = _visible_site(request, site_id)
+    subscription = AlertSubscription.objects.filter(site=site, user=request.user).first()
+    form = AlertForm(request.POST, instance=subscription or AlertSubscription(site=site, user=request.user))
+    if form.is_valid():
+        form.save()
+        messages.success(request, "Your alerts for this site are saved.")
+    else:
+        errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
+        messages.error(request, f"Your alerts were not saved: {errors}")
+    return redirect(_watch_url(site))
+
+
+def _picked(request: HttpRequest, name: str, crawls) -> Crawl | None:
+    value = request.GET.get(name, "")
+    if not value:
+        return None
+    if not value.isdigit():
+        raise CompareError(f"{name} must be a crawl number")
+    crawl = crawls.filter(pk=int(value)).first()
+    if crawl is None:
+        raise CompareError(f"this site has no crawl #{value}")
+    return crawl
+
+
+@login_required
+@require_GET
+def changes_view(request: HttpRequest, site_id: int) -> HttpResponse:
+    """What changed between two finished crawls of the site: by default the newest and the one before."""
+    site = _visible_site(request, site_id)
+    finished = Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk")
+    context = {
+        "site": site,
+        "crawls": list(finished[:CRAWLS_OFFERED]),
+        "cap": LIST_CAP,
+        "slice": f":{LIST_CAP}",
+    }
+    status = 200
+    try:
+        new = _picked(request, "new", finished) or finished.first()
+        old = _picked(request, "old", finished) or (crawl_compare_default(new=new) if new else None)
+        if new is None or old is None:
+            context["empty"] = True
+        else:
+            context["comparison"] = crawl_compare(old=old, new=new)
+    except CompareError as exc:
+        context["error"], status = str(exc), 400
+    return render(request, "watch/changes.html", context, status=status)
