@@ -139,15 +139,12 @@ class CrawlSession:
 
     def fetch_robots(self, origins: list[str]) -> dict[str, RobotsAnswer]:
         """Fetch robots.txt of each origin (politely, all hosts at once); return the texts to keep (None =
-        disallow all), each with the failure that made it None, if one did (a timeout: (kind, message))."""
+        disallow all), each with the failure that made it None, if one did (a timeout: (kind, message)). What was
+        fetched stays for `take_fetched_robots` (the crawl stores it with its batch)."""
         for ready in [self.polite.robots_ready(site_origin) for site_origin in origins]:
             ready.result()
-        fetched = self.polite.take_fetched_robots()
         return {
-            site_origin: fetched.get(
-                site_origin,
-                (self.polite.rules[site_origin].text, self.polite.robots_failures.get(site_origin)),
-            )
+            site_origin: (self.polite.rules[site_origin].text, self.polite.robots_failures.get(site_origin))
             for site_origin in origins
         }
 
