@@ -6,7 +6,7 @@ from watch import views
 
 app_name = "watch"
 urlpatterns = [
-    path("sites/<int:site_id>/schedule", views.schedule_save_view, name="schedule"),
-    path("sites/<int:site_id>/alerts", views.alerts_save_view, name="alerts"),
-    path("sites/<int:site_id>/changes", views.changes_view, name="changes"),
+    path("sites/<id:site_id>/schedule", views.schedule_save_view, name="schedule"),
+    path("sites/<id:site_id>/alerts", views.alerts_save_view, name="alerts"),
+    path("sites/<id:site_id>/changes", views.changes_view, name="changes"),
 ]

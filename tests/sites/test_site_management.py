@@ -45,7 +45,7 @@ def test_an_invalid_setting_is_refused_and_nothing_changes(signed_in, site):
     )
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Enter an http:// or https:// URL" in html and "Not a valid regular expression" in html
+    assert "Enter an http:// or https:// URL" in html and "Not a usable regular expression" in html
     site.refresh_from_db()
     assert site.url == "https://example.com/" and site.max_pages == 50
 

@@ -104,8 +104,9 @@ def test_starts_to_one_host_are_spaced_by_the_delay_or_a_longer_crawl_delay(fetc
         finally:
             scheduler.close()
     for host, gap in ((plain, 0.05), (delayed, 0.8)):
-        # (less the moments between the scheduler's start decision and the call recording it)
-        assert min(b - a for a, b in zip(starts[host], starts[host][1:], strict=False)) >= gap - 0.01
+        # Less the moments between the scheduler's start decision and the call recording it, which a loaded
+        # machine stretches (12 ms seen for a 50 ms gap); without the delay the starts would be microseconds apart.
+        assert min(b - a for a, b in zip(starts[host], starts[host][1:], strict=False)) >= gap * 0.6
     # The Crawl-delay of one host does not slow the other: its three requests were started first.
     assert starts[plain][-1] < starts[delayed][1]
 
