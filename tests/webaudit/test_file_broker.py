@@ -88,7 +88,7 @@ def test_every_message_is_taken_by_exactly_one_of_several_consumers(folders):
 
 def test_a_file_that_is_not_a_message_is_dropped_and_the_next_message_handed_out(folders, caplog):
     connection, producer = channel(folders)
-    (folders / "queue" / "1_garbage.default.msg").write_bytes(b"")
+    (folders / "queue" / "-garbage.default.msg").write_bytes(b"")
     producer._put("default", {"n": 1})
     assert producer._get("default") == {"n": 1}
     assert "not JSON" in caplog.text
