@@ -185,6 +185,15 @@ class Crawl(models.Model):
 # Broken: dead, failing, or a soft-404 (answers but does not exist). A page robots.txt forbade is not broken.
 BROKEN_VERDICTS = ("dead", "soft404", "failing")
 BROKEN = Q(verdict__in=BROKEN_VERDICTS)
+# A target the address guard refused was never asked: its stored verdict is "dead" (a reader cannot reach it),
+# but it is not known to be broken, and the overview and the progress counter call it "not checked".
+NOT_CHECKED_KINDS = ("blocked_address",)
+BROKEN_CHECKED = BROKEN & ~Q(error_kind__in=NOT_CHECKED_KINDS)
+
+
+def counts_as_broken(*, verdict: str | None, error_kind: str | None) -> bool:
+    """Whether a page is broken as far as anyone asked it (BROKEN_CHECKED, for one page's fields)."""
+    return verdict in BROKEN_VERDICTS and error_kind not in NOT_CHECKED_KINDS
 
 
 class PageQuerySet(models.QuerySet):

@@ -26,7 +26,7 @@ from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
 from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.limits import crawl_setting_problem
-from sites.models import BROKEN, Crawl, Page, RobotsFile, Site
+from sites.models import BROKEN_CHECKED, Crawl, Page, RobotsFile, Site
 from sites.services.external_cache import external_cache_lookup
 from sites.services.frontier import (
     frontier_claim,
@@ -401,7 +401,7 @@ def crawl_recount(*, crawl: Crawl) -> None:
     counts = Page.objects.filter(crawl=crawl).aggregate(
         done=Count("id", filter=Q(state=Page.State.DONE)),
         pending=Count("id", filter=~Q(state=Page.State.DONE)),
-        failed=Count("id", filter=BROKEN),
+        failed=Count("id", filter=BROKEN_CHECKED),
     )
     Crawl.objects.filter(pk=crawl.pk).update(
         pages_done=counts["done"],

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
-from sites.models import BROKEN, Crawl, Link, Page, Site, Verdict
-from sites.services.issues import NOT_CHECKED_KINDS, issue_condition
+from sites.models import BROKEN_CHECKED, Crawl, Link, Page, Site, Verdict
+from sites.services.issues import issue_condition
 
 # What the URL itself answered. A redirected page counts as 3xx and also in the class of where it ended,
 # so "3xx" lists every redirect while "4xx" still lists a redirect that ends on a missing page.
@@ -76,7 +76,7 @@ def report_pages(*, crawl: Crawl, page_filter: PageFilter) -> QuerySet[Page]:
     if page_filter.verdict in VERDICTS:
         pages = pages.filter(VERDICTS[page_filter.verdict][1])
     if page_filter.broken:
-        pages = pages.filter(BROKEN)
+        pages = pages.filter(BROKEN_CHECKED)
     if page_filter.search:
         pages = pages.filter(url__icontains=page_filter.search)
     if page_filter.issue:
@@ -92,7 +92,7 @@ def report_status_counts(*, crawl: Crawl) -> dict[str, int]:
     """How many of the crawl's pages fall in each status class and verdict, plus the broken ones, in one query."""
     aggregates = {key: Count("id", filter=condition) for key, (_, condition) in STATUS_CLASSES.items()}
     return Page.objects.filter(crawl=crawl).aggregate(
-        **aggregates, **_verdict_aggregates(), broken=Count("id", filter=BROKEN)
+        **aggregates, **_verdict_aggregates(), broken=Count("id", filter=BROKEN_CHECKED)
     )
 
 
@@ -137,9 +137,7 @@ def inlinks_count(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
 def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
     """Links of the crawl whose target is broken, dead, soft-404 or failing, in the order they were found; not
     those the address guard refused, which were never asked (shown "not checked")."""
-    broken_targets = (
-        Page.objects.filter(crawl=crawl).filter(BROKEN).exclude(error_kind__in=NOT_CHECKED_KINDS).values("id")
-    )
+    broken_targets = Page.objects.filter(crawl=crawl).filter(BROKEN_CHECKED).values("id")
     return (
         Link.objects.filter(crawl=crawl, target__in=broken_targets)
         .select_related("source", "target")

@@ -22,7 +22,7 @@ from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome, Validators
 from sites.crawler.parse import ExtractedLink, ParsedPage
 from sites.crawler.urls import CrawlScope
-from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, page_key
+from sites.models import Crawl, Link, Page, PageBody, PageExtract, counts_as_broken, page_key
 from sites.services.external_cache import external_cache_store
 from sites.services.soft404 import probes_save, url_health_clear, url_health_record
 
@@ -380,7 +380,9 @@ def frontier_record(
                 done.append((page.pk, fields))
                 stats.pages += 1
                 stats.not_modified += 1
-                stats.failed += fields["verdict"] in BROKEN_VERDICTS
+                stats.failed += counts_as_broken(
+                    verdict=fields["verdict"], error_kind=fields.get("error_kind")
+                )
                 copied.append((page.pk, outcome.job.baseline.page_id))
                 if baseline.parsed.links:
                     discovered.append(
@@ -402,7 +404,9 @@ def frontier_record(
                 stats.external_cached += outcome.cached is not None
                 if outcome.cached is None and outcome.result is not None:
                     checked_external.append((page.url_key, page.url, fields))
-            stats.failed += fields.get("verdict") in BROKEN_VERDICTS
+            stats.failed += counts_as_broken(
+                verdict=fields.get("verdict"), error_kind=fields.get("error_kind")
+            )
             if outcome.compressed_body is not None:
                 bodies.append(PageBody(page=page, data=outcome.compressed_body, encoding=outcome.encoding))
             extracts += (

@@ -23,7 +23,15 @@ from django.conf import settings
 from django.db.models import Count, Q, QuerySet
 from django.utils.module_loading import import_string
 
-from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, Sitemap, Verdict
+from sites.models import (
+    BROKEN_CHECKED,
+    NOT_CHECKED_KINDS,
+    Crawl,
+    Link,
+    Page,
+    Sitemap,
+    Verdict,
+)
 
 # A page that takes longer than this to answer is slow. One second is where users notice a delay (Nielsen's
 # response-time limits) and twice what search engines advise for the server's answer alone.
@@ -34,9 +42,6 @@ LARGE_PAGE_BYTES = 1_000_000
 REDIRECT_CHAIN_HOPS = 3
 # Source pages listed per broken target; the counts are always complete.
 SOURCES_CAP = 100
-
-# A target the address guard refused was never asked: it is not known to be broken ("not checked").
-NOT_CHECKED_KINDS = ("blocked_address",)
 
 
 class Severity:
@@ -68,11 +73,6 @@ class CrawlIssue:
 
 
 # Pages -----------------------------------------------------------------------------------------------------
-
-
-def _broken_q() -> Q:
-    """Broken and checked: dead, soft-404 or failing, but not a URL the address guard never let us ask."""
-    return Q(verdict__in=BROKEN_VERDICTS) & ~Q(error_kind__in=NOT_CHECKED_KINDS)
 
 
 def _fetched_internal(crawl: Crawl) -> QuerySet[Page]:
@@ -125,7 +125,7 @@ def _issue_queries(crawl: Crawl) -> dict[str, Q]:
         "robots_linked": _linked(crawl, robots),
         "orphans": Q(in_sitemap=True, is_internal=True) & ~_linked(crawl, listed),
         "sitemap_problems": Q(in_sitemap=True)
-        & (_broken_q() | ~Q(redirects=[]) | Q(noindex=True) | Q(error_kind="robots")),
+        & (BROKEN_CHECKED | ~Q(redirects=[]) | Q(noindex=True) | Q(error_kind="robots")),
         "not_in_sitemap": Q(
             is_internal=True,
             in_sitemap=False,
@@ -344,8 +344,8 @@ def crawl_health(*, crawl: Crawl) -> Health:
     a count, so a bigger site is not a sicker one; the "share of pages without errors" of the common site-audit
     tools, with warnings at half weight."""
     pages = _fetched_internal(crawl)
-    broken = _crawl_pages(crawl).filter(_broken_q())
-    error = _broken_q() | _sources_of_links_to(crawl, broken.filter(is_internal=True))
+    broken = _crawl_pages(crawl).filter(BROKEN_CHECKED)
+    error = BROKEN_CHECKED | _sources_of_links_to(crawl, broken.filter(is_internal=True))
     warning = (
         _sources_of_links_to(crawl, broken.filter(is_internal=False))
         | Q(response_ms__gte=SLOW_PAGE_MS)
@@ -418,7 +418,7 @@ def crawl_broken_targets(
     later by `broken_target_sources` for the rows a table shows."""
     if order not in BROKEN_TARGET_ORDERS:
         raise ValueError(f"order must be one of {', '.join(BROKEN_TARGET_ORDERS)}")
-    pages = _crawl_pages(crawl).filter(_broken_q(), state=Page.State.DONE)
+    pages = _crawl_pages(crawl).filter(BROKEN_CHECKED, state=Page.State.DONE)
     if scope:
         if scope not in BROKEN_TARGET_SCOPES:
             raise ValueError(f"scope must be one of {', '.join(BROKEN_TARGET_SCOPES)}")
@@ -495,7 +495,7 @@ def crawl_sitemap_summary(*, crawl: Crawl, limit: int | None = None, detail: boo
     has_sitemap = Sitemap.objects.filter(crawl=crawl).exists()
     summary = {
         "urls": listed.count(),
-        "dead": urls(listed.filter(_broken_q() & ~Q(verdict=Verdict.SOFT404))),
+        "dead": urls(listed.filter(BROKEN_CHECKED & ~Q(verdict=Verdict.SOFT404))),
         "soft404": urls(listed.filter(verdict=Verdict.SOFT404)),
         "redirected": urls(listed.exclude(redirects=[])),
         "orphans": urls(pages.filter(queries["orphans"])),

@@ -7,6 +7,7 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
 from django.utils import timezone
 from pytest_httpserver import HTTPServer
 from werkzeug.wrappers import Response
@@ -217,6 +218,18 @@ def test_a_start_url_on_a_private_address_is_refused_when_not_allowed(crawl_site
     assert crawl.status == Crawl.Status.FAILED
     assert Page.objects.get(crawl=crawl).error_kind == "blocked_address"
     assert httpserver.log == []
+
+
+def test_a_target_the_address_guard_refused_is_not_counted_broken(httpserver, crawl_site, client):
+    # 10.0.0.1 is outside the allowed 127.0.0.0/8: never asked, so neither broken nor fine ("not checked").
+    root = serve_site(httpserver, {"/": html("Home", "http://10.0.0.1/admin", "/missing")})
+    crawl = crawl_site(root)
+    refused = Page.objects.get(crawl=crawl, url="http://10.0.0.1/admin")
+    assert refused.error_kind == "blocked_address"
+    assert crawl.pages_failed == 1  # /missing only
+    client.force_login(crawl.site.owner)
+    progress = client.get(reverse("sites:crawl_progress", args=[crawl.pk])).content.decode()
+    assert "<dt>Broken</dt><dd class=\"text-bad\">1</dd>" in progress
 
 
 def test_bad_pages_are_recorded_on_the_page_and_the_crawl_finishes(httpserver, crawl_site, settings):
