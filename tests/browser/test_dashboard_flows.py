@@ -33,6 +33,21 @@ def slow_page(body: str):
     return respond
 
 
+def finish_job_on_worker(page, job, *, redis_url: str, worker_log) -> None:
+    """Hand the analysis job the button enqueued to the worker's broker (as crawls are: the web process's
+    broker is the embedded one) and wait until the page shows it finished."""
+    from checks.tasks import analysis_step
+
+    with kombu.Connection(redis_url) as broker:
+        analysis_step.apply_async((job.pk,), connection=broker)
+    try:
+        page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
+    except PlaywrightTimeout:
+        raise AssertionError(
+            f"the {job.kind} job did not finish; worker log:\n{worker_log.read_text()[-3000:]}"
+        ) from None
+
+
 @pytest.fixture
 def docs_site(httpserver) -> str:
     """A home page linking to PAGES pages, each linking home and LINKS_TO_MISSING times to a missing changelog."""
@@ -216,7 +231,6 @@ def test_run_decay_on_a_crawl_and_find_its_high_decay_pages_in_the_overview(
     signed_in_page, live_server, owner, docs_site, worker, redis_url, artifacts
 ):
     from checks.models import AnalysisJob
-    from checks.tasks import analysis_step
     from sites.services.crawls import crawl_run, crawl_start
     from sites.services.sites import site_create
 
@@ -227,15 +241,7 @@ def test_run_decay_on_a_crawl_and_find_its_high_decay_pages_in_the_overview(
     page.click("button:has-text('Run decay')")
     page.wait_for_selector("#job-progress")
     job = AnalysisJob.objects.get(crawl=crawl, kind="decay")
-    # As with crawls, the job the button enqueued is handed to the worker's broker.
-    with kombu.Connection(redis_url) as broker:
-        analysis_step.apply_async((job.pk,), connection=broker)
-    try:
-        page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
-    except PlaywrightTimeout:
-        raise AssertionError(
-            f"the decay job did not finish; worker log:\n{worker.read_text()[-3000:]}"
-        ) from None
+    finish_job_on_worker(page, job, redis_url=redis_url, worker_log=worker)
     page.screenshot(path=str(artifacts / "1-decay-job.png"), full_page=True)
 
     page.goto(f"{live_server.url}/sites/crawls/{crawl.pk}/")
@@ -256,7 +262,6 @@ def test_run_page_types_on_a_crawl(
     signed_in_page, live_server, owner, docs_site, worker, redis_url, artifacts
 ):
     from checks.models import AnalysisJob
-    from checks.tasks import analysis_step
     from sites.services.crawls import crawl_run, crawl_start
     from sites.services.sites import site_create
 
@@ -267,12 +272,7 @@ def test_run_page_types_on_a_crawl(
     page.click("button:has-text('Run page types')")
     page.wait_for_selector("#job-progress")
     job = AnalysisJob.objects.get(crawl=crawl)
-    with kombu.Connection(redis_url) as broker:
-        analysis_step.apply_async((job.pk,), connection=broker)
-    try:
-        page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
-    except PlaywrightTimeout:
-        raise AssertionError(f"the job did not finish; worker log:\n{worker.read_text()[-3000:]}") from None
+    finish_job_on_worker(page, job, redis_url=redis_url, worker_log=worker)
     page.screenshot(path=str(artifacts / "page-types.png"), full_page=True)
     job.refresh_from_db()
     assert job.status == AnalysisJob.Status.FINISHED and job.result
@@ -282,7 +282,6 @@ def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
     signed_in_page, live_server, owner, httpserver, worker, redis_url, artifacts
 ):
     from checks.models import AnalysisJob
-    from checks.tasks import analysis_step
     from sites.services.sites import site_create
     from tests.checks.pagefinding.sites import serve_town_hall
 
@@ -295,15 +294,7 @@ def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
     form.locator("button:has-text('Run find a page')").click()
     page.wait_for_selector("#job-progress")
     job = AnalysisJob.objects.get(site=site, kind="findpage")
-    # As with crawls, the job the button enqueued is handed to the worker's broker.
-    with kombu.Connection(redis_url) as broker:
-        analysis_step.apply_async((job.pk,), connection=broker)
-    try:
-        page.wait_for_selector("#job-progress[data-status=finished]", timeout=120_000)
-    except PlaywrightTimeout:
-        raise AssertionError(
-            f"the search did not finish; worker log:\n{worker.read_text()[-3000:]}"
-        ) from None
+    finish_job_on_worker(page, job, redis_url=redis_url, worker_log=worker)
     page.wait_for_selector("#findpage-candidates")
     page.screenshot(path=str(artifacts / "2-find-a-page-result.png"), full_page=True)
     answer = httpserver.url_for("/tax-form.html")
