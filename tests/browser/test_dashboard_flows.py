@@ -157,7 +157,7 @@ def _overflows(page, selector: str) -> list[dict]:
 
 def test_the_crawl_page_fits_a_1400_pixel_window(signed_in_page, live_server, owner, artifacts):
     site = make_site(owner=owner, url="https://example.com/")
-    crawl = make_crawl(site)
+    crawl = make_crawl(site, external_admitted=1675, external_done=1675, external_cached=312, pages_done=1170)
     long = "https://example.com/" + "/".join(["a-rather-long-directory-name"] * 6) + "/page.html"
     source = make_page(crawl, long)
     for n in range(5):
@@ -173,6 +173,24 @@ def test_the_crawl_page_fits_a_1400_pixel_window(signed_in_page, live_server, ow
     assert _overflows(page, "#broken-links-table .table-wrap") == []
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert "not checked" in page.locator("#pages-table").inner_text()
+    # The progress card's figures are one number each in its big font, details beneath (it used to wrap).
+    external = page.locator("#crawl-progress .stats div", has=page.locator("dt", has_text="External targets"))
+    assert external.locator("dd").evaluate("dd => dd.firstChild.textContent.trim()") == "1,675"
+    assert "312 from cache" in external.inner_text()
+    # The analyses' forms sit side by side without one, or one of its controls, running over the next.
+    boxes = [form.bounding_box() for form in page.locator(".analysis-forms fieldset").all()]
+    assert len(boxes) >= 3
+    for left, right in zip(boxes, boxes[1:]):
+        if abs(left["y"] - right["y"]) < 1:  # the same row
+            assert left["x"] + left["width"] <= right["x"] + 1
+    sticking_out = page.evaluate(
+        """() => [...document.querySelectorAll('.analysis-forms fieldset')].flatMap(set => {
+             const box = set.getBoundingClientRect();
+             return [...set.querySelectorAll('input, select, textarea')]
+               .filter(el => el.getBoundingClientRect().right > box.right + 1).map(el => el.name);
+           })"""
+    )
+    assert sticking_out == []
 
 
 def test_the_site_page_manages_the_site(signed_in_page, live_server, owner, artifacts):
