@@ -74,7 +74,7 @@ def test_labels_by_url_pattern_give_pr_rr_and_the_relation_comparison(docs_crawl
     job = run_filter(crawl, templates=[root + "ref1.html"], target_pattern=r"/ref\d")
     accuracy = job.result["accuracy"]
     assert accuracy["PR"] == 1.0 and accuracy["RR"] == 1.0 and accuracy["TUF"] == 8
-    assert {row["relation"] for row in job.result["comparison"]} == {"default", "csr", "rpsa"}
+    assert {row["relation"] for row in job.result["comparison"]} == {"default", "blocks", "csr", "rpsa"}
 
 
 def test_paper_relation_uses_the_papers_threshold(docs_crawl):
