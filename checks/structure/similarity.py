@@ -42,7 +42,7 @@ from checks.structure.extract import STORED_TAGS, DomSequence
 RELATIONS = ("default", "blocks", "rsn", "rpsa", "csr")
 # What each relation is, in plain words first (forms, results); the paper's names stay for help and the CLI.
 RELATION_LABELS = {
-    "default": "blocks that vary across the site and their order, rarer ones weighing more (recommended)",
+    "default": "blocks that vary across the site (recommended)",
     "blocks": "kinds of blocks and their order, every block alike",
     "rsn": "same tag name (the paper's RSN)",
     "rpsa": "same tag and one shared class or id (the paper's RPSA)",
