@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 
 from checks.structure.extract import decode, dom_keys
+from checks.structure.lcs import RelatedLCS, WeightedLCS, related_lcs_by_table
 from checks.structure.similarity import (
     PAPER_THRESHOLDS,
     Keyer,
     MethodError,
-    RelatedLCS,
-    WeightedLCS,
     accuracy,
     best_threshold,
     calibrated_threshold,
@@ -20,7 +19,6 @@ from checks.structure.similarity import (
     combined,
     common_values,
     method_for,
-    related_lcs_by_table,
     select_relation,
     similarity,
 )
