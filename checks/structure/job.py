@@ -103,7 +103,9 @@ def pagetypes_step(ctx: JobContext) -> bool:
         return False
     job = ctx.job
     doms = services.dom_sequences(crawl=job.crawl)
-    sequences = services.keyed(method_for(None), doms)
+    # Page types group by the unweighted blocks: a weight per key depends on the crawl's mix of types, and
+    # the grouping threshold (0.5, pagetypes.TYPE_THRESHOLD) was measured on these (docs/structure.md).
+    sequences = services.keyed(method_for("blocks"), doms)
     types = page_types(sequences)
     urls = services.page_urls(crawl=job.crawl, page_ids=sequences)
     titles = services.page_titles(crawl=job.crawl)

@@ -134,7 +134,7 @@ def dom_sequences(*, crawl: Crawl) -> dict[int, DomSequence]:
 def keyer_and_keys(method: S.Method, doms: dict[int, DomSequence]) -> tuple[S.Keyer, dict[int, list[int]]]:
     """The keyer of `method` over these pages (it scores them: Keyer.scorer) and each page's key sequence."""
     keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
-    return keyer, {page_id: keyer.keys(dom) for page_id, dom in doms.items()}
+    return keyer, keyer.keyed(doms)
 
 
 def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
@@ -182,14 +182,14 @@ def filter_evaluate(
     score = keyer.scorer(templates)
     scores = {pid: score(seq) for pid, seq in sequences.items()}
     others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
-    chance = S.chance_level(templates, list(sequences.values()))
+    chance = S.chance_level(templates, list(sequences.values()), pair_similarity=keyer.pair_similarity())
     targets, non_targets = labels(crawl=crawl, parameters=parameters, page_urls=page_urls)
     labelled = bool(targets) and bool(non_targets)
     comparison = []
     if labelled:
         # §3.3: every relation tried on the labelled pages, with its best threshold (the paper's Table 1).
         table = {method.relation: scores}
-        for relation in ("rpsa", "csr", "default"):
+        for relation in ("rpsa", "csr", "default", "blocks"):
             if relation != method.relation:
                 other_keyer, other = keyer_and_keys(S.method_for(relation, combine=method.combine), doms)
                 other_score = other_keyer.scorer([other[pid] for pid in parameters["template_ids"]])
@@ -199,7 +199,7 @@ def filter_evaluate(
             for row in S.select_relation(table, targets, non_targets)
         ]
     threshold, how = parameters.get("threshold"), "given"
-    if threshold is None and method.relation != "default":
+    if threshold is None and method.relation in S.PAPER_RELATIONS:
         threshold, how = S.PAPER_THRESHOLDS[method.relation], "the paper's"
     elif threshold is None and labelled:
         threshold, how = (
@@ -207,7 +207,8 @@ def filter_evaluate(
             "calibrated on your labels (best precision and recall)",
         )
     elif threshold is None:
-        threshold, how = S.calibrated_threshold(others, chance), "calibrated from the score distribution"
+        threshold = S.calibrated_threshold(others, chance, method.threshold_rule)
+        how = "calibrated from the score distribution"
     summary = {
         "threshold": threshold,
         "threshold_source": how,

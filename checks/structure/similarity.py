@@ -10,16 +10,23 @@ Pure: plain data in, plain data out. A page is its decoded `dom` extract (checks
   so keys cannot be compared by hash: each key stands for the node's set of attributes (its *atoms*) and the
   LCS runs over the relation itself (RelatedLCS, exact);
 - `csr`  (Definition 3) the tag and every attribute, name and value;
-- `default`, ours (docs/structure.md): the tag with its class and id, leaving out attribute values found on
-  one page only, over a wider set of block tags, each distinct key kept once, in BFS order of first sight.
+- `blocks`, ours until issue 23 (docs/structure.md): the tag with its class and id, leaving out attribute
+  values found on one page only, over a wider set of block tags, each distinct key kept once, in BFS order of
+  first sight;
+- `default`, ours: the `blocks` keys, each weighing its inverse document frequency over the crawl
+  (log N/df), so that the site's chrome (on every page: weight 0) drops out and rare blocks weigh most; the
+  similarity is the heaviest common subsequence over the mean of the two pages' weights (Formula (1) with
+  weights for counts; WeightedLCS).
 
 The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash) for the relations
-that are equivalences, and the same bit-parallel recurrence over Python integers for RPSA; Formula (1)
-divides it by the mean of the two lengths. `Keyer.scorer` picks the right one.
+that are equivalences, the same bit-parallel recurrence over Python integers for RPSA, and a heaviest
+increasing subsequence for the weighted default; Formula (1) divides it by the mean of the two lengths (or
+weights). `Keyer.scorer` picks the right one.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import statistics
 from collections import Counter
@@ -30,16 +37,21 @@ import numpy as np
 from rapidfuzz.distance import LCSseq
 
 from checks.structure.extract import STORED_TAGS, DomSequence
+from checks.structure.lcs import RelatedLCS, WeightedLCS
 
-RELATIONS = ("default", "rsn", "rpsa", "csr")
+RELATIONS = ("default", "blocks", "rsn", "rpsa", "csr")
 # What each relation is, in plain words first (forms, results); the paper's names stay for help and the CLI.
 RELATION_LABELS = {
-    "default": "kinds of blocks and their order (recommended)",
+    "default": "blocks that vary across the site (recommended)",
+    "blocks": "kinds of blocks and their order, every block alike",
     "rsn": "same tag name (the paper's RSN)",
     "rpsa": "same tag and one shared class or id (the paper's RPSA)",
     "csr": "same tag and all attributes (the paper's CSR)",
 }
 PAPER_RELATIONS = ("rsn", "rpsa", "csr")
+# Ours: keys made of the tag, class and id of DEFAULT_TAGS, each distinct key once, attribute values of one page
+# left out; `default` weighs them by inverse document frequency.
+OUR_RELATIONS = ("default", "blocks")
 # The node kinds of the paper's Table 2.
 PAPER_TAGS = frozenset({"div", "span"})
 # The default method's node kinds: the paper's plus block containers. On the postgres docs (reference pages
@@ -67,7 +79,12 @@ class Method:
 
     @property
     def needs_frequencies(self) -> bool:
-        return self.relation == "default"
+        return self.relation in OUR_RELATIONS
+
+    @property
+    def threshold_rule(self) -> str:
+        """How ours set their threshold without labels (chosen leave-one-site-out, docs/structure.md)."""
+        return THRESHOLD_RULE_OF.get(self.relation, DEFAULT_THRESHOLD_RULE)
 
 
 def method_for(
@@ -100,7 +117,7 @@ def method_for(
         if not pairs:
             raise MethodError("the RPSA attribute subset is empty")
         pairs = tuple(pairs)
-    default_tags = DEFAULT_TAGS if relation == "default" else PAPER_TAGS
+    default_tags = DEFAULT_TAGS if relation in OUR_RELATIONS else PAPER_TAGS
     return Method(relation, chosen_tags or default_tags, tuple(pairs), combine)
 
 
@@ -123,8 +140,10 @@ class Keyer:
     """Maps pages to key sequences under one method; keys get small integers shared by every page it maps."""
 
     method: Method
-    # For the default method: the values seen on two pages or more (common_values); None keeps every value.
+    # For our methods: the values seen on two pages or more (common_values); None keeps every value.
     common: set[tuple[str, str, str]] | None = None
+    # For the default method: each key id's weight, log(N / pages holding it), set by `weigh` (None: all 1).
+    weights: list[float] | None = None
     _ids: dict = field(default_factory=dict)
     # RPSA only: key id -> the atom ids of its node; (tag, name, value) -> atom id.
     _atoms: list = field(default_factory=list)
@@ -176,84 +195,54 @@ class Keyer:
             return []
         sequence = local[np.frombuffer(dom.nodes, dtype=np.uint32)]
         sequence = sequence[sequence >= 0]
-        if self.method.relation == "default" and len(sequence):
+        if self.method.relation in OUR_RELATIONS and len(sequence):
             # Each distinct key once, where BFS first meets it: how much text a page holds (its spans, its
             # repeated sections) stops weighing on the score, its kinds of blocks and their order remain.
             _, first = np.unique(sequence, return_index=True)
             sequence = sequence[np.sort(first)]
         return sequence.tolist()
 
+    def weigh(self, sequences: Iterable[Sequence[int]]) -> None:
+        """Weigh every key by its inverse document frequency over these pages (the crawl's), log(N / df)
+        (Spärck Jones 1972): a key on every page (the site's header, sidebar, footer) weighs 0 and a key on
+        few pages weighs most. Only the default method weighs; the others compare every key alike."""
+        if self.method.relation != "default":
+            return
+        pages = 0
+        holding = Counter()
+        for sequence in sequences:
+            pages += 1
+            holding.update(set(sequence))
+        self.weights = [
+            math.log(pages / holding[key]) if holding[key] else 0.0 for key in range(len(self._ids))
+        ]
+
+    def keyed(self, doms: Mapping[object, DomSequence]) -> dict[object, list[int]]:
+        """Every page's key sequence (by the same id as `doms`), and the key weights they give (`weigh`)."""
+        sequences = {page: self.keys(dom) for page, dom in doms.items()}
+        self.weigh(sequences.values())
+        return sequences
+
+    def pair_similarity(self) -> Callable[[Sequence[int], Sequence[int]], float]:
+        """Formula (1) between two sequences under this method (what the chance level shuffles)."""
+        if self.method.relation == "rpsa":
+            return lambda a, b: RelatedLCS(a, self._atoms).similarity(b)
+        if self.method.relation == "default" and self.weights is not None:
+            return lambda a, b: WeightedLCS(a, self.weights).similarity(b)
+        return similarity
+
     def scorer(self, templates: Sequence[Sequence[int]]) -> Callable[[Sequence[int]], float]:
         """page sequence -> its similarity to `templates` (Formula (1), combined by the method's rule), under
-        this method's relation: by hash for the equivalences, over the relation itself for RPSA."""
-        if self.method.relation != "rpsa":
-            return lambda page: combined(templates, page, self.method.combine)
-        related = [RelatedLCS(template, self._atoms) for template in templates]
+        this method's relation: by hash for the equivalences, over the relation itself for RPSA, weighted
+        for the default method once weighed."""
         pick = max if self.method.combine == "max" else statistics.fmean
-        return lambda page: pick([lcs.similarity(page) for lcs in related])
-
-
-class RelatedLCS:
-    """The LCS of a template with any page under a relation given by shared atoms (Algorithm 1's recurrence
-    with "related" for "equal"), exact, by the bit-parallel form of that recurrence (Allison & Dix 1986;
-    Hyyrö 2004): one column of the DP table is an integer of |template| bits, and a page node costs an AND,
-    an add, a subtract and an OR. The recurrence only reads which template nodes the page node is related to
-    (its match mask), never that the relation is transitive, so it holds for RPSA (tests check it against the
-    plain DP on random relations)."""
-
-    def __init__(self, template: Sequence[int], atoms: Sequence[tuple[int, ...]]):
-        self.atoms = atoms
-        self.length = len(template)
-        self.full = (1 << self.length) - 1
-        # Each atom's positions in the template as one integer, set bit by bit in a bytearray (OR-ing shifted
-        # integers one position at a time would cost |template|² bits for a long template).
-        bits: dict[int, bytearray] = {}
-        size = (self.length + 7) // 8
-        for position, key in enumerate(template):
-            for atom in atoms[key]:
-                row = bits.get(atom)
-                if row is None:
-                    row = bits[atom] = bytearray(size)
-                row[position >> 3] |= 1 << (position & 7)
-        self.masks = {atom: int.from_bytes(row, "little") for atom, row in bits.items()}
-        self.columns: dict[int, int] = {}  # page key -> its match mask over the template
-
-    def _mask(self, key: int) -> int:
-        mask = self.columns.get(key)
-        if mask is None:
-            mask = 0
-            for atom in self.atoms[key]:
-                mask |= self.masks.get(atom, 0)
-            self.columns[key] = mask
-        return mask
-
-    def lcs(self, page: Sequence[int]) -> int:
-        full = column = self.full
-        for key in page:
-            mask = self._mask(key)
-            if mask:
-                kept = column & mask
-                column = ((column + kept) | (column - kept)) & full
-        return self.length - column.bit_count()
-
-    def similarity(self, page: Sequence[int]) -> float:
-        if not self.length and not page:
-            return 1.0
-        if not self.length or not page:
-            return 0.0
-        return self.lcs(page) / ((self.length + len(page)) / 2)
-
-
-def related_lcs_by_table(a: Sequence, b: Sequence, related: Callable[[object, object], bool]) -> int:
-    """Algorithm 1 as the paper writes it, O(|a|·|b|) in Python, for any relation: the reference RelatedLCS is
-    tested against, and a way to check a relation on small trees by hand."""
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b, start=1):
-            current.append(previous[j - 1] + 1 if related(x, y) else max(current[j - 1], previous[j]))
-        previous = current
-    return previous[-1]
+        if self.method.relation == "rpsa":
+            related = [RelatedLCS(template, self._atoms) for template in templates]
+            return lambda page: pick([lcs.similarity(page) for lcs in related])
+        if self.method.relation == "default" and self.weights is not None:
+            weighted = [WeightedLCS(template, self.weights) for template in templates]
+            return lambda page: pick([lcs.similarity(page) for lcs in weighted])
+        return lambda page: combined(templates, page, self.method.combine)
 
 
 def similarity(a: Sequence[int], b: Sequence[int]) -> float:
@@ -272,10 +261,16 @@ def combined(templates: Sequence[Sequence[int]], page: Sequence[int], combine: s
 
 
 def chance_level(
-    templates: Sequence[Sequence[int]], pages: Sequence[Sequence[int]], *, samples: int = 60, seed: int = 1
+    templates: Sequence[Sequence[int]],
+    pages: Sequence[Sequence[int]],
+    *,
+    samples: int = 60,
+    seed: int = 1,
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float] = similarity,
 ) -> float:
     """What Formula (1) gives for pages with these key counts and no shared order: the median similarity of
-    shuffled pages to shuffled templates. Scores near it say nothing about structure."""
+    shuffled pages to shuffled templates (under `pair_similarity`, Keyer.pair_similarity for weighted keys).
+    Scores near it say nothing about structure."""
     if not templates or not pages:
         return 0.0
     rng = random.Random(seed)
@@ -286,7 +281,7 @@ def chance_level(
         shuffled = list(page)
         rng.shuffle(template)
         rng.shuffle(shuffled)
-        values.append(similarity(template, shuffled))
+        values.append(pair_similarity(template, shuffled))
     return float(np.median(values))
 
 
@@ -376,6 +371,11 @@ def nested_threshold(scores: Sequence[float], chance: float, separation: float =
 # The default rule was chosen leave-one-site-out (benchmarks/structure.py --parts types, docs/structure.md).
 THRESHOLD_RULES = ("minimum-error", "otsu", "gap", "nested")
 DEFAULT_THRESHOLD_RULE = "minimum-error"
+# Each of our methods with the rule leave-one-site-out chose for it: for the weighted default, Otsu's cut (its
+# scores put the site's chrome at 0, so the other pages no longer form a tight group at the score the chrome
+# gives, and the minimum-error cut isolated the near-zero spike instead: postgres reference pages PR 0.65);
+# for `blocks`, the minimum-error cut (docs/structure.md).
+THRESHOLD_RULE_OF = {"default": "otsu", "blocks": "minimum-error"}
 
 
 def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = DEFAULT_THRESHOLD_RULE) -> float:

@@ -6,11 +6,15 @@ from checks.jobs import job_start
 from checks.jobs.cli import JobCommand, bad_input, crawl_for_analysis
 from checks.structure.similarity import PAPER_RELATIONS
 
+# Besides the paper's, ours before issue 23 (every block alike), for comparison.
+CHOSEN_RELATIONS = (*PAPER_RELATIONS, "blocks")
+
 
 class Command(JobCommand):
     help = (
         "Pages of a crawl whose structure matches template pages (MFPSDDP, docs/structure.md). Without "
-        "--relation the default method (calibrated threshold); --relation csr|rpsa|rsn the paper's. Writes "
+        "--relation the default method (calibrated threshold); --relation csr|rpsa|rsn the paper's, blocks "
+        "ours unweighted. Writes "
         '{"relation", "threshold", "templates", "pages": [{"url", "similarity", "match"}]}.'
     )
     progress_unit = "page"
@@ -20,7 +24,7 @@ class Command(JobCommand):
         parser.add_argument(
             "--template", action="append", required=True, metavar="URL", help="a template page"
         )
-        parser.add_argument("--relation", help=f"one of {', '.join(PAPER_RELATIONS)} (default: ours)")
+        parser.add_argument("--relation", help=f"one of {', '.join(CHOSEN_RELATIONS)} (default: ours)")
         parser.add_argument("--threshold", help="similarity in [0, 1] at or above which a page matches")
         parser.add_argument("--attributes", help="RPSA's subset, comma-separated tag.attribute")
         parser.add_argument(
@@ -36,8 +40,8 @@ class Command(JobCommand):
     def start_job(self, options):
         crawl = crawl_for_analysis(options["crawl_id"])
         relation = options["relation"]
-        if relation is not None and relation.strip().lower() not in PAPER_RELATIONS:
-            raise bad_input(f"unknown relation {relation!r}: choose one of {', '.join(PAPER_RELATIONS)}")
+        if relation is not None and relation.strip().lower() not in CHOSEN_RELATIONS:
+            raise bad_input(f"unknown relation {relation!r}: choose one of {', '.join(CHOSEN_RELATIONS)}")
         threshold = options["threshold"]
         if threshold is not None:
             try:

@@ -74,13 +74,23 @@ def test_labels_by_url_pattern_give_pr_rr_and_the_relation_comparison(docs_crawl
     job = run_filter(crawl, templates=[root + "ref1.html"], target_pattern=r"/ref\d")
     accuracy = job.result["accuracy"]
     assert accuracy["PR"] == 1.0 and accuracy["RR"] == 1.0 and accuracy["TUF"] == 8
-    assert {row["relation"] for row in job.result["comparison"]} == {"default", "csr", "rpsa"}
+    assert {row["relation"] for row in job.result["comparison"]} == {"default", "blocks", "csr", "rpsa"}
 
 
 def test_paper_relation_uses_the_papers_threshold(docs_crawl):
     crawl, root = docs_crawl
     job = run_filter(crawl, templates=[root + "ref1.html"], relation="csr")
     assert job.result["threshold"] == 0.2 and job.result["threshold_source"] == "the paper's"
+
+
+def test_our_methods_calibrate_their_threshold_each_by_its_own_rule(docs_crawl):
+    crawl, root = docs_crawl
+    weighted = run_filter(crawl, templates=[root + "ref1.html"])
+    blocks = run_filter(crawl, templates=[root + "ref1.html"], relation="blocks")
+    for job in (weighted, blocks):
+        assert job.result["threshold_source"] == "calibrated from the score distribution"
+        assert job.result["matches"] == 8  # the eight reference pages, the template among them
+    assert blocks.parameters["relation"] == "blocks"
 
 
 def test_older_crawls_are_backfilled_from_stored_bodies(docs_crawl):

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from checks.structure.extract import decode, dom_keys
+from checks.structure.lcs import RelatedLCS, WeightedLCS, related_lcs_by_table
 from checks.structure.similarity import (
     PAPER_THRESHOLDS,
     Keyer,
     MethodError,
-    RelatedLCS,
     accuracy,
     best_threshold,
     calibrated_threshold,
@@ -19,7 +19,6 @@ from checks.structure.similarity import (
     combined,
     common_values,
     method_for,
-    related_lcs_by_table,
     select_relation,
     similarity,
 )
@@ -208,10 +207,10 @@ def _small_tight_type_among_many_pages():
     return others, same_type
 
 
-def test_the_default_threshold_rule_isolates_a_small_tight_type_that_otsu_cuts_into_the_big_group():
+def test_the_minimum_error_rule_isolates_a_small_tight_type_that_otsu_cuts_into_the_big_group():
     others, same_type = _small_tight_type_among_many_pages()
     scores = np.concatenate([others, same_type]).tolist()
-    threshold = calibrated_threshold(scores, chance=0.2)  # the default rule
+    threshold = calibrated_threshold(scores, chance=0.2)  # the rule when none is named
     assert threshold == calibrated_threshold(scores, 0.2, "minimum-error")
     assert (same_type >= threshold).all() and (others >= threshold).sum() == 0
     assert (others >= calibrated_threshold(scores, 0.2, "otsu")).sum() > 0
@@ -238,3 +237,82 @@ def test_the_nested_rule_finds_a_small_type_scoring_just_above_a_group_of_near_a
     assert (near >= one_cut).all()  # one cut keeps the near-alike pages with the type
     nested = calibrated_threshold(scores, 0.2, "nested")
     assert (same_type >= nested).all() and not (near >= nested).any()
+
+
+def weighted_lcs_by_table(a, b, weights) -> float:
+    """The weighted LCS as the plain O(n·m) table: what WeightedLCS must equal."""
+    previous = [0.0] * (len(b) + 1)
+    for x in a:
+        current = [0.0]
+        for j, y in enumerate(b, start=1):
+            current.append(previous[j - 1] + weights[x] if x == y else max(current[j - 1], previous[j]))
+        previous = current
+    return previous[-1]
+
+
+def test_weighted_lcs_is_the_heaviest_common_subsequence_of_the_plain_table():
+    rng = random.Random(7)
+    for _ in range(500):
+        keys = rng.randrange(1, 40)
+        weights = [rng.choice([0.0, 0.3, 1.0, rng.random() * 3]) for _ in range(keys)]
+        template = rng.sample(range(keys), rng.randrange(0, keys + 1))
+        page = rng.sample(range(keys), rng.randrange(0, keys + 1))
+        assert WeightedLCS(template, weights).heaviest(page) == pytest.approx(
+            weighted_lcs_by_table(template, page, weights)
+        )
+
+
+def test_weighted_lcs_takes_the_heavy_keys_over_the_many_light_ones():
+    weights = [1.0, 1.0, 1.0, 5.0]
+    # In the page's order the three light keys and the heavy one cannot all be kept: the heavy one wins.
+    assert WeightedLCS([0, 1, 2, 3], weights).heaviest([3, 0, 1, 2]) == 5.0
+    assert WeightedLCS([0, 1, 2, 3], weights).similarity([0, 1, 2, 3]) == 1.0
+
+
+CHROME = '<div class="header"><ul class="menu"></ul></div><div class="sidebar"><ul></ul></div>'
+FUNCTIONS = '<div class="body"><dl class="py function"></dl><dl class="py function"></dl><dl class="py class"></dl></div>'
+PROSE = '<div class="body"><div class="section"><div class="highlight"><pre></pre></div></div></div>'
+
+
+def _site(functions: int, prose: int) -> dict[str, object]:
+    pages = {f"f{n}": dom(CHROME + FUNCTIONS) for n in range(functions)}
+    pages.update({f"p{n}": dom(CHROME + PROSE) for n in range(prose)})
+    return pages
+
+
+def test_default_method_weighs_each_key_by_its_inverse_document_frequency():
+    pages = _site(functions=3, prose=9)
+    keyer = Keyer(method_for(None), common=common_values(pages.values()))
+    sequences = keyer.keyed(pages)
+    weight = dict(zip(sequences["f0"], [keyer.weights[key] for key in sequences["f0"]], strict=True))
+    chrome, rare = sequences["f0"][0], [key for key in sequences["f0"] if key not in sequences["p0"]][0]
+    assert weight[chrome] == 0.0  # on every page: the site's chrome says nothing about the page's type
+    assert weight[rare] == pytest.approx(np.log(12 / 3))
+
+
+def test_default_method_separates_pages_that_share_only_the_site_chrome():
+    pages = _site(functions=3, prose=9)
+    keyer = Keyer(method_for(None), common=common_values(pages.values()))
+    sequences = keyer.keyed(pages)
+    score = keyer.scorer([sequences["f0"]])
+    assert score(sequences["f1"]) == 1.0
+    assert score(sequences["p0"]) < 0.25  # only div.body in common beside the chrome, and it is on every page
+    # Every block alike, the chrome makes the prose page look like the template.
+    blocks = Keyer(method_for("blocks"), common=common_values(pages.values()))
+    unweighted = blocks.keyed(pages)
+    assert blocks.scorer([unweighted["f0"]])(unweighted["p0"]) > 0.5
+
+
+def test_default_method_sets_its_threshold_by_otsu_and_blocks_by_minimum_error():
+    assert method_for(None).threshold_rule == "otsu"
+    assert method_for("blocks").threshold_rule == "minimum-error"
+    assert method_for("blocks").tags == method_for(None).tags
+
+
+def test_chance_level_of_the_default_method_shuffles_under_the_weights():
+    pages = _site(functions=3, prose=9)
+    keyer = Keyer(method_for(None), common=common_values(pages.values()))
+    sequences = keyer.keyed(pages)
+    template, others = [sequences["f0"]], list(sequences.values())
+    weighted = chance_level(template, others, pair_similarity=keyer.pair_similarity())
+    assert weighted < chance_level(template, others)  # the chrome, unweighted, gives every page a base score
