@@ -61,6 +61,55 @@ class CrawlGraph:
         return np.flatnonzero(self.kinds == Kind.LIVE)
 
 
+@dataclass
+class _NodeTable:
+    """The node columns of a CrawlGraph being built, one row per node."""
+
+    urls: list[str]
+    page_ids: list[int | None]
+    kinds: list[int]
+    settled: list[bool]
+    internal: list[bool]
+
+    @classmethod
+    def empty(cls) -> _NodeTable:
+        return cls([], [], [], [], [])
+
+    @classmethod
+    def of(cls, graph: CrawlGraph) -> _NodeTable:
+        return cls(
+            list(graph.urls),
+            list(graph.page_ids),
+            graph.kinds.tolist(),
+            graph.settled.tolist(),
+            graph.internal.tolist(),
+        )
+
+    def add(self, url: str, *, page_id: int | None, kind: int, settled: bool, internal: bool) -> int:
+        self.urls.append(url)
+        self.page_ids.append(page_id)
+        self.kinds.append(kind)
+        self.settled.append(settled)
+        self.internal.append(internal)
+        return len(self.urls) - 1
+
+    def add_open(self, url: str, *, internal: bool) -> int:
+        """A link target the crawl has no page for: open and unsettled (a live walk may fetch it)."""
+        return self.add(url, page_id=None, kind=Kind.OPEN, settled=False, internal=internal)
+
+    def graph(self, *, sources: np.ndarray, targets: np.ndarray, scope: CrawlScope | None) -> CrawlGraph:
+        return CrawlGraph(
+            urls=self.urls,
+            page_ids=self.page_ids,
+            kinds=np.array(self.kinds, dtype=np.int8),
+            settled=np.array(self.settled, dtype=bool),
+            internal=np.array(self.internal, dtype=bool),
+            sources=sources,
+            targets=targets,
+            scope=scope,
+        )
+
+
 def page_kind(
     *, state: str, verdict: str, is_internal: bool, content_type: str, final_url: str, scope: CrawlScope
 ) -> tuple[Kind, bool]:
@@ -90,11 +139,7 @@ def crawl_graph(*, crawl: Crawl) -> CrawlGraph:
     rows = Page.objects.filter(crawl=crawl).values_list(
         "id", "url", "state", "verdict", "is_internal", "content_type", "final_url"
     )
-    urls: list[str] = []
-    page_ids: list[int | None] = []
-    kinds: list[int] = []
-    settled: list[bool] = []
-    internal: list[bool] = []
+    nodes = _NodeTable.empty()
     row_of: dict[int, int] = {}
     for page_id, url, state, verdict, is_internal, content_type, final_url in rows.iterator(chunk_size=5000):
         kind, known = page_kind(
@@ -105,13 +150,8 @@ def crawl_graph(*, crawl: Crawl) -> CrawlGraph:
             final_url=final_url or url,
             scope=scope,
         )
-        row_of[page_id] = len(urls)
-        urls.append(url)
-        page_ids.append(page_id)
-        kinds.append(kind)
-        settled.append(known)
-        internal.append(is_internal)
-    live = {page_id for page_id, row in row_of.items() if kinds[row] == Kind.LIVE}
+        row_of[page_id] = nodes.add(url, page_id=page_id, kind=kind, settled=known, internal=is_internal)
+    live = {page_id for page_id, row in row_of.items() if nodes.kinds[row] == Kind.LIVE}
     by_url: dict[str, int] = {}
     sources: list[int] = []
     targets: list[int] = []
@@ -127,23 +167,11 @@ def crawl_graph(*, crawl: Crawl) -> CrawlGraph:
             key = page_key(target_url)  # the two spellings of one URL (`?a=1&b=2`, `?b=2&a=1`) are one node
             target = by_url.get(key)
             if target is None:
-                target = by_url[key] = len(urls)
-                urls.append(target_url)
-                page_ids.append(None)
-                kinds.append(Kind.OPEN)
-                settled.append(False)
-                internal.append(scope.contains(target_url))
+                target = by_url[key] = nodes.add_open(target_url, internal=scope.contains(target_url))
         sources.append(row_of[source_id])
         targets.append(target)
-    return CrawlGraph(
-        urls=urls,
-        page_ids=page_ids,
-        kinds=np.array(kinds, dtype=np.int8),
-        settled=np.array(settled, dtype=bool),
-        internal=np.array(internal, dtype=bool),
-        sources=np.array(sources, dtype=np.int64),
-        targets=np.array(targets, dtype=np.int64),
-        scope=scope,
+    return nodes.graph(
+        sources=np.array(sources, dtype=np.int64), targets=np.array(targets, dtype=np.int64), scope=scope
     )
 
 
@@ -152,12 +180,7 @@ def with_fetched(graph: CrawlGraph, fetched: dict[str, Node]) -> CrawlGraph:
     links (new targets enter unsettled and open), dead ones dead, the others open. The crawl's own verdicts win."""
     if not fetched:
         return graph
-    urls, page_ids = list(graph.urls), list(graph.page_ids)
-    kinds, settled, internal = (
-        list(graph.kinds.tolist()),
-        list(graph.settled.tolist()),
-        list(graph.internal.tolist()),
-    )
+    nodes = _NodeTable.of(graph)
     index = graph.index_of()
     sources: list[int] = []
     targets: list[int] = []
@@ -165,31 +188,23 @@ def with_fetched(graph: CrawlGraph, fetched: dict[str, Node]) -> CrawlGraph:
     def node_index(url: str) -> int:
         i = index.get(url)
         if i is None:
-            i = index[url] = len(urls)
-            urls.append(url)
-            page_ids.append(None)
-            kinds.append(Kind.OPEN)
-            settled.append(False)
-            internal.append(graph.scope_contains(url))
+            i = index[url] = nodes.add_open(url, internal=graph.scope_contains(url))
         return i
 
     kind_of = {LIVE: Kind.LIVE, DEAD: Kind.DEAD, OPEN: Kind.OPEN}
     for url, node in fetched.items():
         i = node_index(url)
-        if settled[i] and (kinds[i] != Kind.OPEN or page_ids[i] is not None and internal[i]):
+        if nodes.settled[i] and (
+            nodes.kinds[i] != Kind.OPEN or nodes.page_ids[i] is not None and nodes.internal[i]
+        ):
             continue  # the crawl judged it, and read it if it could
-        kinds[i] = kind_of[node.state]
-        settled[i] = True
+        nodes.kinds[i] = kind_of[node.state]
+        nodes.settled[i] = True
         if node.state == LIVE:
             for target in node.outlinks:
                 sources.append(i)
                 targets.append(node_index(str(target)))
-    return CrawlGraph(
-        urls=urls,
-        page_ids=page_ids,
-        kinds=np.array(kinds, dtype=np.int8),
-        settled=np.array(settled, dtype=bool),
-        internal=np.array(internal, dtype=bool),
+    return nodes.graph(
         sources=np.concatenate([graph.sources, np.array(sources, dtype=np.int64)]),
         targets=np.concatenate([graph.targets, np.array(targets, dtype=np.int64)]),
         scope=graph.scope,
