@@ -47,7 +47,12 @@ def parameters_for(kind: str, crawl: Crawl, args) -> dict:
     if kind == "filter":
         return {"templates": [crawl.site.url + TEMPLATE_PATH]}
     if kind == "decay":
-        return {"method": args.decay_method, "walks": 30, "live": False}
+        return {
+            "method": args.decay_method,
+            "walks": 30,
+            "live": False,
+            "external_depth": args.external_depth,
+        }
     if kind == "findpage":
         return {"query": args.query, "max_downloads": args.downloads}
     return {}
@@ -82,6 +87,8 @@ def run_kind(kind: str, crawl: Crawl, budget: float, args) -> dict:
         "median": round(statistics.median(steps), 3),
         "total": round(sum(steps), 3),
         "longest_per_budget": round(max(steps) / budget, 2),
+        "over_twice": sum(step > 2 * budget for step in steps),
+        "progress": job.progress_done,
     }
 
 
@@ -157,6 +164,12 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=1.0, help="the step budget, seconds (CLI: 1)")
     parser.add_argument("--kinds", default=",".join(KIND_PATHS), help="comma-separated kinds")
     parser.add_argument("--decay-method", default="walk", choices=("walk", "exact"))
+    parser.add_argument(
+        "--external-depth",
+        type=int,
+        default=1,
+        help="decay's depth into other sites (their hosts may time out)",
+    )
     parser.add_argument("--query", default=FINDPAGE_LONG_QUERY, help="the page search's query")
     parser.add_argument("--downloads", type=int, default=300, help="the page search's download budget")
     parser.add_argument("--json", help="write the figures here")
