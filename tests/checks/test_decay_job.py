@@ -413,7 +413,7 @@ def test_a_walk_step_fetching_a_slow_site_returns_within_about_its_budget_and_th
 
 
 def test_an_exact_decay_job_in_tiny_steps_ends_with_the_rows_and_result_of_one_step(site_crawl, monkeypatch):
-    monkeypatch.setattr(decay_job_module, "EXACT_FIRST_CHUNK", 1)
+    monkeypatch.setattr(decay_job_module, "EXACT_PART", 1)
     parameters = {"method": "exact", "sigmas": [0.1, 0.3]}
 
     def outcome(job):
