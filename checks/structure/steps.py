@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from django.db import transaction
 
@@ -34,18 +35,42 @@ MOST_CHUNK = 20_000
 EXAMPLES = 5
 UPSERT_BATCH = 1000
 
+T = TypeVar("T")
+
 COMMON = "common"  # scratch: the (tag, attribute, value) triples found on two pages or more
 SEEN = "seen"  # scratch while phase `common` runs: each triple, with the pages holding it counted up to 2
 WEIGHTS = "weights"  # scratch: the default method's keys, and the pages holding each (its weight: log N/df)
 
 
-def _timed(ctx: JobContext, key: str, seconds_each: float, work: Callable[[int], None]) -> None:
+def _timed(ctx: JobContext, key: str, seconds_each: float, work: Callable[[int], T]) -> T:
     """Run `work(size)` on a chunk sized for the step's budget, and size the next chunk by how long it took."""
     first = max(1, min(MOST_CHUNK, round(ctx.budget_seconds / 4 / seconds_each)))
     size = ctx.chunk_size(key, first=first, most=MOST_CHUNK)
     started = time.monotonic()
-    work(size)
+    outcome = work(size)
     ctx.chunk_took(key, size=size, seconds=time.monotonic() - started, most=MOST_CHUNK)
+    return outcome
+
+
+def _read_pages(ctx: JobContext, key: str, consume: Callable[[list], None]) -> bool:
+    """Hand the next pages to `consume`, a chunk at a time, until the step's time is up (at least one chunk) or
+    no page is left; True once none is left. Nothing is saved here: the caller saves what `consume` built with
+    the cursor (`state["after"]`) in one transaction, once a step, so a partial result that grows with the
+    crawl (counts, a key table) is written once a step rather than once a chunk."""
+    crawl = ctx.job.crawl
+
+    def read(size: int) -> int | None:
+        doms, last = services.dom_chunk(crawl=crawl, after=ctx.state["after"], limit=size)
+        if last is not None:
+            consume(doms)
+            ctx.state["after"] = last
+        return last
+
+    while True:
+        if _timed(ctx, key, SECONDS_A_PAGE, read) is None:
+            return True
+        if time.monotonic() >= ctx.deadline:
+            return False
 
 
 def _next_phase(ctx: JobContext, phase: str) -> None:
@@ -58,33 +83,28 @@ def _triple(text: str) -> tuple[str, str, str]:
 
 
 def common_phase(ctx: JobContext, *, then: str) -> None:
-    """Count, chunk by chunk, the pages holding each (tag, attribute, value); keep those on two pages or more.
-    The extract format strips \\x1f from stored text, so it joins a triple safely."""
+    """Count the pages holding each (tag, attribute, value); keep those on two pages or more. The extract
+    format strips \x1f from stored text, so it joins a triple safely."""
     job, crawl = ctx.job, ctx.job.crawl
     total = ctx.state.setdefault("pages", services.dom_pages(crawl=crawl))
     seen: dict[str, int] = scratch_load(job, SEEN, {})
-    while ctx.state["phase"] == COMMON and not ctx.time_up():
 
-        def work(size: int) -> None:
-            doms, last = services.dom_chunk(crawl=crawl, after=ctx.state["after"], limit=size)
-            for _, dom in doms:
-                for triple in S.page_values(dom):
-                    key = "\x1f".join(triple)
-                    seen[key] = min(2, seen.get(key, 0) + 1)
-            with transaction.atomic():
-                if last is None:
-                    scratch_save(job, COMMON, sorted(key for key, pages in seen.items() if pages >= 2))
-                    scratch_delete(job, SEEN)
-                    _next_phase(ctx, then)
-                else:
-                    scratch_save(job, SEEN, seen)
-                    ctx.state["read"] = ctx.state.get("read", 0) + len(doms)
-                    ctx.state["after"] = last
-                ctx.progress(
-                    done=0, note=f"{ctx.state.get('read', 0):,} of {total:,} pages' attributes counted"
-                )
+    def consume(doms: list) -> None:
+        for _, dom in doms:
+            for triple in S.page_values(dom):
+                key = "\x1f".join(triple)
+                seen[key] = min(2, seen.get(key, 0) + 1)
+        ctx.state["read"] = ctx.state.get("read", 0) + len(doms)
 
-        _timed(ctx, COMMON, SECONDS_A_PAGE, work)
+    done = _read_pages(ctx, COMMON, consume)
+    with transaction.atomic():
+        if done:
+            scratch_save(job, COMMON, sorted(key for key, pages in seen.items() if pages >= 2))
+            scratch_delete(job, SEEN)
+            _next_phase(ctx, then)
+        else:
+            scratch_save(job, SEEN, seen)
+        ctx.progress(done=0, note=f"{ctx.state.get('read', 0):,} of {total:,} pages' attributes counted")
 
 
 def _common(ctx: JobContext, method: S.Method) -> set | None:
@@ -178,34 +198,29 @@ def _keyer(ctx: JobContext, method: S.Method, common: set | None) -> S.Keyer:
 
 
 def _filter_weights(ctx: JobContext) -> None:
-    """Key every page under the default method, chunk by chunk, counting the pages that hold each key (its
-    document frequency): the weights are the crawl's, so they need every page before any score."""
+    """Key every page under the default method, counting the pages that hold each key (its document
+    frequency): the weights are the crawl's, so they need every page before any score."""
     job, crawl = ctx.job, ctx.job.crawl
     method = _method(ctx, "default")
     saved = scratch_load(job, WEIGHTS, {"keys": [], "holding": [], "pages": 0})
     keyer = S.Keyer.with_keys(method, _common(ctx, method), saved["keys"])
-    holding, pages = saved["holding"], saved["pages"]
+    holding = saved["holding"]
     total = ctx.state.setdefault("pages", services.dom_pages(crawl=crawl))
-    while ctx.state["phase"] == WEIGHTS and not ctx.time_up():
 
-        def work(size: int) -> None:
-            nonlocal pages
-            doms, last = services.dom_chunk(crawl=crawl, after=ctx.state["after"], limit=size)
-            for _, dom in doms:
-                keys = set(keyer.keys(dom))
-                holding.extend([0] * (keyer.size - len(holding)))
-                for key in keys:
-                    holding[key] += 1
-            pages += len(doms)
-            with transaction.atomic():
-                scratch_save(job, WEIGHTS, {"keys": keyer.known_keys(), "holding": holding, "pages": pages})
-                if last is None:
-                    _next_phase(ctx, "score")
-                else:
-                    ctx.state["after"] = last
-                ctx.progress(done=0, total=total, note=f"{pages:,} of {total:,} pages' blocks weighed")
+    def consume(doms: list) -> None:
+        for _, dom in doms:
+            keys = set(keyer.keys(dom))
+            holding.extend([0] * (keyer.size - len(holding)))
+            for key in keys:
+                holding[key] += 1
+        saved["pages"] += len(doms)
 
-        _timed(ctx, WEIGHTS, SECONDS_A_PAGE, work)
+    done = _read_pages(ctx, WEIGHTS, consume)
+    with transaction.atomic():
+        scratch_save(job, WEIGHTS, {"keys": keyer.known_keys(), "holding": holding, "pages": saved["pages"]})
+        if done:
+            _next_phase(ctx, "score")
+        ctx.progress(done=0, total=total, note=f"{saved['pages']:,} of {total:,} pages' blocks weighed")
 
 
 def _filter_score(ctx: JobContext) -> None:
@@ -335,24 +350,21 @@ def _types_keys(ctx: JobContext) -> None:
     method = S.method_for("blocks")
     keyer = S.Keyer.with_keys(method, _common(ctx, method), scratch_load(job, "keys", []))
     total = ctx.state.setdefault("pages", services.dom_pages(crawl=crawl))
-    while ctx.state["phase"] == "keys" and not ctx.time_up():
+    first = ctx.state["after"]
+    sequences: dict[str, list[int]] = {}
 
-        def work(size: int) -> None:
-            after = ctx.state["after"]
-            doms, last = services.dom_chunk(crawl=crawl, after=after, limit=size)
-            sequences = {str(page_id): keyer.keys(dom) for page_id, dom in doms}
-            with transaction.atomic():
-                scratch_save(job, f"sequences:{after:012d}", sequences)
-                scratch_save(job, "keys", keyer.known_keys())
-                if last is None:
-                    _group(ctx)
-                    _next_phase(ctx, "cluster")
-                else:
-                    ctx.state["keyed"] = ctx.state.get("keyed", 0) + len(sequences)
-                    ctx.state["after"] = last
-                ctx.progress(done=0, total=total, note=f"{ctx.state.get('keyed', 0):,} pages keyed")
+    def consume(doms: list) -> None:
+        sequences.update({str(page_id): keyer.keys(dom) for page_id, dom in doms})
 
-        _timed(ctx, "keys", SECONDS_A_PAGE, work)
+    done = _read_pages(ctx, "keys", consume)
+    with transaction.atomic():
+        scratch_save(job, f"sequences:{first:012d}", sequences)
+        scratch_save(job, "keys", keyer.known_keys())
+        ctx.state["keyed"] = ctx.state.get("keyed", 0) + len(sequences)
+        if done:
+            _group(ctx)
+            _next_phase(ctx, "cluster")
+        ctx.progress(done=0, total=total, note=f"{ctx.state['keyed']:,} pages keyed")
 
 
 def _group(ctx: JobContext) -> None:
@@ -368,26 +380,24 @@ def _group(ctx: JobContext) -> None:
 
 
 def _types_cluster(ctx: JobContext) -> None:
+    """The clustering's comparisons until the step's time is up; its state is saved once a step."""
     job = ctx.job
     distinct = scratch_load(job, "distinct", [])
     clustering = Clustering([sequence for sequence, _ in distinct], state=scratch_load(job, "clustering"))
-    while ctx.state["phase"] == "cluster" and not ctx.time_up():
-
-        def work(size: int) -> None:
-            done = clustering.advance(size)
-            position = clustering.state["position"] + (len(distinct) if clustering.state["pass"] == 2 else 0)
-            with transaction.atomic():
-                scratch_save(job, "clustering", clustering.state)
-                if done:
-                    _next_phase(ctx, "write")
-                    ctx.state["type_next"] = 0
-                ctx.progress(
-                    done=position,
-                    total=2 * len(distinct),
-                    note=f"{len(clustering.leaders):,} page types among {len(distinct):,} distinct structures",
-                )
-
-        _timed(ctx, "cluster", SECONDS_A_COMPARISON, work)
+    done = _timed(ctx, "cluster", SECONDS_A_COMPARISON, clustering.advance)
+    while not done and time.monotonic() < ctx.deadline:
+        done = _timed(ctx, "cluster", SECONDS_A_COMPARISON, clustering.advance)
+    position = clustering.state["position"] + (len(distinct) if clustering.state["pass"] == 2 else 0)
+    with transaction.atomic():
+        scratch_save(job, "clustering", clustering.state)
+        if done:
+            _next_phase(ctx, "write")
+            ctx.state["type_next"] = 0
+        ctx.progress(
+            done=position,
+            total=2 * len(distinct),
+            note=f"{len(clustering.leaders):,} page types among {len(distinct):,} distinct structures",
+        )
 
 
 def _types(ctx: JobContext) -> tuple[list[PageType], list[int]]:
@@ -427,37 +437,40 @@ def _type_entry(index: int, members: list[int], leader: int | None) -> dict:
 
 
 def _types_write(ctx: JobContext) -> None:
-    """A type at a time: its pages' rows and its summary entry (name, template, shares), then "other"."""
+    """Types in order until the step's time is up: their pages' rows and summary entries (name, template,
+    shares), saved together once a step; "other" comes last."""
     job = ctx.job
     kept, other = _types(ctx)
     groups = [(page_type.members, page_type.leader) for page_type in kept]
     if other:
         groups.append((other, None))
-    while ctx.state["phase"] == "write" and not ctx.time_up():
-        index = ctx.state["type_next"]
-        if index >= len(groups):
-            _types_finish(ctx, groups)
-            return
+    first = index = ctx.state["type_next"]
+    entries, rows = [], []
+    while index < len(groups):
         members, leader = groups[index]
-        entry = _type_entry(index, members, leader)
-        rows = [PageTypeMember(job=job, page_id=pid, type_index=index) for pid in members]
-        with transaction.atomic():
-            PageTypeMember.objects.bulk_create(
-                rows,
-                batch_size=UPSERT_BATCH,
-                update_conflicts=True,
-                unique_fields=["job", "page"],
-                update_fields=["type_index"],
-            )
-            scratch_save(job, f"type:{index:06d}", entry)
-            ctx.state["type_next"] = index + 1
-            ctx.progress(
-                done=index + 1, total=len(groups), note=f"{index + 1} of {len(groups)} page types written"
-            )
+        entries.append(_type_entry(index, members, leader))
+        rows += [PageTypeMember(job=job, page_id=pid, type_index=index) for pid in members]
+        index += 1
+        if time.monotonic() >= ctx.deadline:
+            break
+    with transaction.atomic():
+        PageTypeMember.objects.bulk_create(
+            rows,
+            batch_size=UPSERT_BATCH,
+            update_conflicts=True,
+            unique_fields=["job", "page"],
+            update_fields=["type_index"],
+        )
+        if entries:
+            scratch_save(job, f"types:{first:06d}", entries)
+        ctx.state["type_next"] = index
+        ctx.progress(done=index, total=len(groups), note=f"{index} of {len(groups)} page types written")
+    if index >= len(groups):
+        _types_finish(ctx, groups)
 
 
 def _types_finish(ctx: JobContext, groups: list) -> None:
-    summary = list(scratch_load_all(ctx.job, "type:").values())
+    summary = [entry for part in scratch_load_all(ctx.job, "types:").values() for entry in part]
     pages = sum(len(members) for members, _ in groups)
     with transaction.atomic():
         ctx.state["phase"] = "done"
