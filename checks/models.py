@@ -83,6 +83,22 @@ class AnalysisJob(models.Model):
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
 
+class JobScratch(models.Model):
+    """A job's partial result between its steps that is too big for its cursor (`AnalysisJob.state` is written
+    by every progress call): named, compressed JSON, written in the transaction of the chunk it belongs to and
+    replaced when that chunk is redone (checks.jobs.scratch). Dropped when the job finishes."""
+
+    job = models.ForeignKey(AnalysisJob, on_delete=models.CASCADE, related_name="scratch")
+    name = models.CharField(max_length=100)
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["job", "name"], name="scratch_unique_name")]
+
+    def __str__(self) -> str:
+        return f"{self.name} of job {self.job_id}"
+
+
 class DecayScore(models.Model):
     """A page's decay at one σ in one decay job, beside its fraction of dead links (docs/decay.md)."""
 

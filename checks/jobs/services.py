@@ -19,7 +19,7 @@ from django.utils import timezone
 from checks.jobs.context import JobContext, JobError, JobInputError, JobStopped
 from checks.jobs.keeper import HeartbeatKeeper
 from checks.jobs.kinds import UnknownKind, job_kind
-from checks.models import AnalysisJob
+from checks.models import AnalysisJob, JobScratch
 from sites.models import Crawl, Site
 
 log = logging.getLogger(__name__)
@@ -124,7 +124,8 @@ def job_step(
         fields = {"status": AnalysisJob.Status.FINISHED, "finished_at": timezone.now(), "step_token": None}
         if context.result is not None:
             fields["result"] = context.result
-        mine.update(**fields)
+        if mine.update(**fields):
+            _scratch_drop(job_id)
         return False
     return bool(mine.update(step_token=None, heartbeat_at=timezone.now()))
 
@@ -150,12 +151,18 @@ def _overrun_check(job_id: int, *, kind: str, seconds: float, budget: float) -> 
         )
 
 
+def _scratch_drop(job_id: int) -> None:
+    """An ended job's partial results between steps (checks.jobs.scratch) serve nobody any more."""
+    JobScratch.objects.filter(job_id=job_id).delete()
+
+
 def job_fail(*, job_id: int, error: str) -> bool:
-    return bool(
-        AnalysisJob.objects.filter(pk=job_id, status__in=AnalysisJob.ACTIVE).update(
-            status=AnalysisJob.Status.FAILED, error=error[:5000], finished_at=timezone.now(), step_token=None
-        )
+    failed = AnalysisJob.objects.filter(pk=job_id, status__in=AnalysisJob.ACTIVE).update(
+        status=AnalysisJob.Status.FAILED, error=error[:5000], finished_at=timezone.now(), step_token=None
     )
+    if failed:
+        _scratch_drop(job_id)
+    return bool(failed)
 
 
 def job_cancel(*, job: AnalysisJob) -> bool:
@@ -163,6 +170,8 @@ def job_cancel(*, job: AnalysisJob) -> bool:
     cancelled = AnalysisJob.objects.filter(pk=job.pk, status__in=AnalysisJob.ACTIVE).update(
         status=AnalysisJob.Status.CANCELLED, finished_at=timezone.now(), step_token=None
     )
+    if cancelled:
+        _scratch_drop(job.pk)
     job.refresh_from_db()
     return bool(cancelled)
 

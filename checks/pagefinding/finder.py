@@ -346,18 +346,25 @@ class BestFirst:
         self._other_sources(start)
         cap = env.max_downloads or self.settings.budget
         while self.frontier and env.downloads < cap:
-            scored = sorted(
-                ((self.link_score(c), c) for c in self.frontier.values()), key=lambda item: -item[0]
-            )
-            top_score, chosen = scored[0]
-            env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
-            waited = env.downloads - improved_at
-            patience = max(
-                MIN_PATIENCE if self.titled_whole(best_node) else UNSURE_PATIENCE,
-                int(improved_at * PATIENCE_SHARE),
-            )
-            if best_score >= CONFIDENT and waited >= patience:
-                break
+            recorded = self._recorded_choice()
+            if recorded is not None:
+                # Replaying a search that stopped between steps: the records say which candidate came next,
+                # and that the search did not stop here. Ranking the frontier has no side effect, so skipping
+                # it changes nothing but the time (it is most of a long search's CPU).
+                top_score, chosen = self.link_score(recorded), recorded
+            else:
+                scored = sorted(
+                    ((self.link_score(c), c) for c in self.frontier.values()), key=lambda item: -item[0]
+                )
+                top_score, chosen = scored[0]
+                env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
+                waited = env.downloads - improved_at
+                patience = max(
+                    MIN_PATIENCE if self.titled_whole(best_node) else UNSURE_PATIENCE,
+                    int(improved_at * PATIENCE_SHARE),
+                )
+                if best_score >= CONFIDENT and waited >= patience:
+                    break
             del self.frontier[chosen.node]
             page = env.download(chosen.node, via=(chosen.parent, chosen.link), score=top_score)
             self.inherited[chosen.node] = chosen.inherited
@@ -372,6 +379,12 @@ class BestFirst:
             self.env.ranked = self.ranking()
             raise BudgetExhausted()
         return self.answer()
+
+    def _recorded_choice(self) -> Candidate | None:
+        """The candidate a recorded search downloaded next (live sites replaying their records), if any."""
+        next_page = getattr(self.env, "next_recorded_page", None)
+        url = next_page() if next_page is not None else None
+        return None if url is None else self.frontier.get(url)
 
     def answered(self, node: Node) -> Node:
         """A page that ends the search is the answer; the other pages read are its runners-up."""

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from django import forms
+from django.db import transaction
 
 from checks.jobs import JobKind
 from checks.jobs.context import JobContext, JobError
-from checks.models import AnalysisJob
+from checks.jobs.scratch import scratch_load_all, scratch_save
+from checks.models import AnalysisJob, JobScratch
 
 from .algorithms import DEFAULT_ALGORITHM
 from .environment import Environment
 from .live import StartError
+from .records import SearchPaused
 from .selectors import findpage_history
 from .services import DEFAULT_BUDGET, LIVE_ALGORITHMS, MAX_BUDGET, findpage_parameters, findpage_run
 
@@ -38,19 +41,40 @@ def _progress_note(env: Environment) -> str:
     return f"{env.downloads} downloads" + (f" · next: {best}" if best else "")
 
 
+RECORD = "request:"  # scratch names: one record per request, by its number
+
+
 def findpage_step(ctx: JobContext) -> bool:
-    """A search is one step: its frontier lives in memory, and a search taken over by another worker
-    starts again. Every download saves progress (the heartbeat) and the frontier's best candidates."""
+    """Search until the step's time is up, then stop before the next request; the next step replays the
+    requests recorded so far (no request, the same choices) and goes on live (checks/pagefinding/records.py).
+    Each request's record is saved with the job's progress as it is made, so a dead worker loses none."""
+    job = ctx.job
     budget = ctx.parameters["max_downloads"]
 
-    def on_download(env: Environment) -> None:
-        ctx.state["frontier"] = [
-            {"url": str(url), "score": score, "text": text} for url, score, text in env.frontier
-        ]
-        ctx.progress(done=env.downloads, total=budget, note=_progress_note(env))
+    def on_record(env: Environment, number: int, record: dict) -> None:
+        with transaction.atomic():
+            scratch_save(job, f"{RECORD}{number:06d}", record)
+            ctx.state["frontier"] = [
+                {"url": str(url), "score": score, "text": text} for url, score, text in env.frontier
+            ]
+            ctx.progress(done=env.downloads + 1, total=budget, note=_progress_note(env))
+
+    def on_diverge(number: int) -> None:
+        JobScratch.objects.filter(
+            job=job, name__startswith=RECORD, name__gte=f"{RECORD}{number:06d}"
+        ).delete()
 
     try:
-        result = findpage_run(site=ctx.job.site, parameters=ctx.parameters, on_download=on_download)
+        result = findpage_run(
+            site=job.site,
+            parameters=ctx.parameters,
+            records=list(scratch_load_all(job, RECORD).values()),
+            on_record=on_record,
+            pause=ctx.time_up,
+            on_diverge=on_diverge,
+        )
+    except SearchPaused:
+        return False
     except StartError as exc:
         raise JobError(str(exc)) from None
     # The budget was a ceiling, not the work to do: a search that ends is complete, whatever it spent.

@@ -4,7 +4,10 @@ Crawl-delay between requests, Retry-After); each of those fetches is a download.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import lxml.etree
@@ -12,12 +15,23 @@ import lxml.etree
 from sites.crawler.parse import parse_document
 from sites.crawler.urls import normalize_url
 from sites.http import FetchSettings, PoliteFetcher, RobotsRules, robots_url
+from sites.http.polite import robots_failure_of, robots_text_of
 from sites.http.urls import origin
 
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
+from .records import (
+    SearchPaused,
+    index_from_record,
+    index_record,
+    page_from_record,
+    page_record,
+    sitemap_links_from_record,
+)
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
 from .text import terms, url_terms
+
+log = logging.getLogger(__name__)
 
 MAX_SITEMAP_URLS = 50_000
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is cut to this
@@ -55,6 +69,48 @@ class LiveSite(Environment):
         self.final_urls: dict[Node, str] = {}
         self.search_forms: list[tuple[str, str]] = []
         self.search_pages: list[str] = []  # the start page's <link rel="search"> and search form actions
+        # Every request's outcome as a record (records.py), in order: those given are replayed without a
+        # request; past them, each new one is handed to `on_record` (which saves it) before the search reads it.
+        self.records: list[dict[str, Any]] = []
+        self.replayed = 0
+        self.on_record: Callable[[int, dict[str, Any]], None] | None = None
+        self.on_diverge: Callable[[int], None] | None = None
+        # Asked before each request that is not recorded: True stops the search there (SearchPaused).
+        self.pause: Callable[[], bool] | None = None
+
+    def replay(self, records: list[dict[str, Any]]) -> None:
+        self.records, self.replayed = list(records), 0
+
+    @property
+    def replaying(self) -> bool:
+        return self.replayed < len(self.records)
+
+    def next_recorded_page(self) -> str | None:
+        """The page the records fetch next, while the replay lasts (a finder may skip ranking to find it)."""
+        if self.replaying and self.records[self.replayed]["kind"] == "page":
+            return self.records[self.replayed]["url"]
+        return None
+
+    def _recorded(self, kind: str, url: str, request: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The outcome of request `kind` of `url`: the next record while the replay lasts, else made now."""
+        if self.replaying:
+            record = self.records[self.replayed]
+            if record["kind"] == kind and record["url"] == url:
+                self.replayed += 1
+                return record
+            # Only a search that is not deterministic gets here: go on live from this request.
+            log.warning("page search replay diverged at request %s (%s %s)", self.replayed, kind, url)
+            del self.records[self.replayed :]
+            if self.on_diverge is not None:
+                self.on_diverge(self.replayed)
+        if self.pause is not None and self.pause():
+            raise SearchPaused()
+        record = {"kind": kind, "url": url, **request()}
+        self.records.append(record)
+        self.replayed = len(self.records)
+        if self.on_record is not None:
+            self.on_record(len(self.records) - 1, record)
+        return record
 
     def close(self) -> None:
         self.polite.close()
@@ -68,10 +124,15 @@ class LiveSite(Environment):
     def open(self) -> Page:
         """Read robots.txt and the start page; raise StartError when the search cannot start there."""
         if self.settings.fetch.obey_robots:
-            result = self.polite.fetch_robots(origin(str(self.start)))
-            self.count_fetch(robots_url(self.start), ok=result.ok, note="robots.txt")
-            if result.status is None and result.error_kind != "too_large":
-                raise StartError(f"the site of {self.start} could not be reached: {result.error}")
+            site_origin = origin(str(self.start))
+            record = self._recorded(
+                "robots", robots_url(self.start), lambda: self._robots_request(site_origin)
+            )
+            failure = record["failure"]
+            self.polite.learn_robots(site_origin, record["text"], tuple(failure) if failure else None)
+            self.count_fetch(robots_url(self.start), ok=record["ok"], note="robots.txt")
+            if record["status"] is None and record["error_kind"] != "too_large":
+                raise StartError(f"the site of {self.start} could not be reached: {record['error']}")
             self.robots = self.polite.robots_for(str(self.start))
         if self.robots is not None and not self.robots.allowed(str(self.start)):
             raise StartError(f"robots.txt forbids fetching {self.start}")
@@ -83,20 +144,47 @@ class LiveSite(Environment):
             raise StartError(f"the start page {self.start} could not be read: {self.log[-1].note}")
         return page
 
+    def _robots_request(self, site_origin: str) -> dict[str, Any]:
+        result = self.polite.fetch_robots(site_origin)
+        return {
+            "ok": result.ok,
+            "status": result.status,
+            "error": result.error,
+            "error_kind": result.error_kind,
+            "text": robots_text_of(result),
+            "failure": robots_failure_of(result),
+        }
+
     def _fetch(self, node: Node) -> tuple[Page | None, str]:
         url = str(node)
         if self.robots is not None and not self.robots.allowed(url):
             return None, "disallowed by robots.txt"
+        record = self._recorded("page", url, lambda: self._page_request(url, node == self.start))
+        if record["retried"]:
+            # Asked to slow down: the refused fetch counts too (and may end the budget before the retry).
+            self.count_fetch(url, ok=False, note=record["retried"])
+        self.final_urls[node] = record["final_url"]
+        if "search_forms" in record:
+            self.search_forms = [tuple(form) for form in record["search_forms"]]
+            self.search_pages = record["search_pages"]
+        return page_from_record(url, record["page"]), record["note"]
+
+    def _page_request(self, url: str, is_start: bool) -> dict[str, Any]:
+        """Fetch and read a page: its record (the page's terms and links, or why it is none)."""
         result = self.polite.fetch(url)
+        record: dict[str, Any] = {"retried": "", "page": None}
         asked = self.polite.retry_wait(
             url, result, longest=MAX_RETRY_WAIT, without_retry_after=RETRY_WAIT_WITHOUT_RETRY_AFTER
         )
         if asked is not None:
-            # Asked to slow down: the host is paused as told (capped), then asked once more; the refused fetch
-            # counts too.
-            self.count_fetch(url, ok=False, note=f"HTTP {result.status}, retried")
+            # Asked to slow down: the host is paused as told (capped), then asked once more.
+            record["retried"] = f"HTTP {result.status}, retried"
             result = self.polite.fetch(url)
-        self.final_urls[node] = result.final_url
+        record["final_url"] = result.final_url
+        page, note = self._read(url, result, is_start, record)
+        return {**record, "page": page_record(page), "note": note}
+
+    def _read(self, url: str, result, is_start: bool, record: dict[str, Any]) -> tuple[Page | None, str]:
         if not result.ok:
             return None, result.error or "no answer"
         if result.status is None or result.status >= 400:
@@ -109,10 +197,11 @@ class LiveSite(Environment):
         if root is None:
             return None, error
         read = read_page(root, url=result.final_url)
-        if node == self.start:
-            self.search_forms = [form for form in read.search_forms if self.on_site(form[0])]
-            named = read.search_pages + [action for action, _ in self.search_forms]
-            self.search_pages = [url for url in dict.fromkeys(named) if self.on_site(url)]
+        if is_start:
+            search_forms = [form for form in read.search_forms if self.on_site(form[0])]
+            named = read.search_pages + [action for action, _ in search_forms]
+            record["search_forms"] = [list(form) for form in search_forms]
+            record["search_pages"] = [url for url in dict.fromkeys(named) if self.on_site(url)]
         links: dict[str, Link] = {}
         for link in read.links:
             if not self.on_site(link.url) or link.url == url or link.url in links:
@@ -125,7 +214,7 @@ class LiveSite(Environment):
             )
         title_terms = terms(read.title)
         page = Page(
-            node=node,
+            node=url,
             terms=terms(read.text),
             links=list(links.values()),
             title=read.title,
@@ -147,11 +236,18 @@ class LiveSite(Environment):
         sitemaps = [url for url in named if self.on_site(url)][:3] or [f"{scheme}://{netloc}/sitemap.xml"]
         found: list[Link] = []
         for sitemap in sitemaps:
-            result = self.polite.fetch(sitemap)
-            self.count_fetch(sitemap, ok=result.ok and result.status == 200, note="sitemap")
-            if result.ok and result.status == 200:
-                found.extend(self._sitemap_locations(result.body))
+            record = self._recorded("sitemap", sitemap, lambda url=sitemap: self._sitemap_request(url))
+            self.count_fetch(sitemap, ok=record["ok"], note="sitemap")
+            found.extend(sitemap_links_from_record(record["urls"]))
         return found[:MAX_SITEMAP_URLS]
+
+    def _sitemap_request(self, url: str) -> dict[str, Any]:
+        result = self.polite.fetch(url)
+        ok = result.ok and result.status == 200
+        return {
+            "ok": ok,
+            "urls": [link.target for link in self._sitemap_locations(result.body)] if ok else [],
+        }
 
     def _sitemap_locations(self, body: bytes) -> list[Link]:
         # Hostile XML: no entities, no network, no DTD, no huge trees.
@@ -176,22 +272,37 @@ class LiveSite(Environment):
                 links.append(Link(target=url, label=(), text="", url_terms=url_terms(url)))
         return links
 
-    def _fetch_other(self, url: str, note: str):
-        """A request that is not a page of the search (counted as a download), or None when robots.txt
-        forbids it or it fails."""
-        if self.robots is not None and not self.robots.allowed(url):
-            return None
-        result = self.polite.fetch(url)
-        ok = result.ok and result.status == 200 and self.on_site(result.final_url)
-        self.count_fetch(url, ok=ok, note=note)
-        return result if ok else None
-
     def search_index(self) -> SiteIndex | None:
+        """The site's own search index (`_search_index_request`), recorded with the requests it took."""
+        if not self.search_pages:
+            return None
+        record = self._recorded("search index", self.search_pages[0], self._search_index_request)
+        for url, ok, note in record["requests"]:
+            self.count_fetch(url, ok=ok, note=note)
+        return index_from_record(record["index"])
+
+    def _search_index_request(self) -> dict[str, Any]:
+        requests: list[list] = []
+
+        def fetch_other(url: str, note: str):
+            """A request that is not a page of the search (counted as a download once recorded), or None when
+            robots.txt forbids it or it fails."""
+            if self.robots is not None and not self.robots.allowed(url):
+                return None
+            result = self.polite.fetch(url)
+            ok = result.ok and result.status == 200 and self.on_site(result.final_url)
+            requests.append([url, ok, note])
+            return result if ok else None
+
+        index = self._find_search_index(fetch_other)
+        return {"requests": requests, "index": index_record(index)}
+
+    def _find_search_index(self, fetch_other) -> SiteIndex | None:
         """The site's own search index, found as its search page finds it: the search page the start page
         names (<link rel="search">, else its search form's action) is read, and the `searchindex.js` it loads
         (Sphinx's) is read. Two downloads; None (after what it tried) when the site has no such index."""
         for search_page in self.search_pages[:1]:
-            result = self._fetch_other(search_page, "search page")
+            result = fetch_other(search_page, "search page")
             if result is None or not result.is_html:
                 continue
             root, _ = parse_document(result.body, result.charset)
@@ -201,7 +312,7 @@ class LiveSite(Environment):
             index_url = next((src for src in scripts if src.rsplit("/", 1)[-1] == "searchindex.js"), None)
             if index_url is None or not self.on_site(index_url):
                 continue
-            fetched = self._fetch_other(index_url, "site search index")
+            fetched = fetch_other(index_url, "site search index")
             if fetched is None:
                 continue
             # The directory builder serves every page as a directory, the search page too.

@@ -13,8 +13,8 @@ from sites.models import Site
 from sites.services.crawls import crawl_config_for
 
 from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, algorithm_named, search
-from .environment import Environment
 from .live import LiveSettings, LiveSite, StartError, site_key
+from .records import SearchPaused
 from .text import query_terms
 
 DEFAULT_BUDGET = 100
@@ -94,13 +94,26 @@ def findpage_check_start(*, site: Site, start_url: str) -> None:
 
 
 def findpage_run(
-    *, site: Site, parameters: dict[str, Any], on_download: Callable[[Environment], None] | None = None
+    *,
+    site: Site,
+    parameters: dict[str, Any],
+    records: list[dict[str, Any]] | None = None,
+    on_record: Callable[[LiveSite, int, dict[str, Any]], None] | None = None,
+    pause: Callable[[], bool] | None = None,
+    on_diverge: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the search; the result keeps the path, the guiding link texts and every download."""
+    """Run the search; the result keeps the path, the guiding link texts and every download.
+
+    Resumable (docs/analysis-jobs.md): `records` are the requests of an earlier, paused run, replayed without
+    a request; each new request's record goes to `on_record(env, number, record)` before the search reads it;
+    `pause()`, asked before each new request, stops the search with SearchPaused when it returns True."""
     env = LiveSite(
         parameters["start_url"], findpage_live_settings(site), max_downloads=parameters["max_downloads"]
     )
-    env.on_download = on_download
+    env.replay(records or [])
+    env.pause, env.on_diverge = pause, on_diverge
+    if on_record is not None:
+        env.on_record = lambda number, record: on_record(env, number, record)
     try:
         env.open()
         result = search(
@@ -143,4 +156,11 @@ def site_root(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}/"
 
 
-__all__ = ["LIVE_ALGORITHMS", "StartError", "findpage_check_start", "findpage_parameters", "findpage_run"]
+__all__ = [
+    "LIVE_ALGORITHMS",
+    "SearchPaused",
+    "StartError",
+    "findpage_check_start",
+    "findpage_parameters",
+    "findpage_run",
+]

@@ -6,17 +6,13 @@ from django import forms
 from django.db import transaction
 
 from checks.jobs import JobContext, JobInputError, JobKind
-from checks.structure import services
+from checks.structure import services, steps
 from checks.structure.models import PageSimilarity, PageTypeMember
-from checks.structure.pagetypes import MIN_TYPE_SIZE, page_types, type_name
 from checks.structure.results import filter_result_context, pagetypes_result_context
-from checks.structure.similarity import RELATION_LABELS, method_for
+from checks.structure.similarity import RELATION_LABELS
 
 # Bodies parsed per saved chunk while backfilling an older crawl: ~2 ms each, so a chunk saves every ~0.5 s.
 BACKFILL_CHUNK = 200
-# Results written per INSERT.
-BATCH = 1000
-EXAMPLES = 5
 
 
 def _backfilled(ctx: JobContext) -> bool:
@@ -54,28 +50,7 @@ def filter_clean(crawl, raw: dict) -> dict:
 
 
 def filter_step(ctx: JobContext) -> bool:
-    if not _backfilled(ctx):
-        return False
-    job, parameters = ctx.job, ctx.parameters
-    # Scoring runs in one go: ~0.3 ms a page (decode, keys, LCS), so a 50,000-page crawl fits one step.
-    doms = services.dom_sequences(crawl=job.crawl)
-    urls = services.page_urls(crawl=job.crawl, page_ids=doms)
-    scores, summary = services.filter_evaluate(
-        crawl=job.crawl, parameters=parameters, doms=doms, page_urls=urls
-    )
-    threshold = summary["threshold"]
-    with transaction.atomic():
-        PageSimilarity.objects.filter(job=job).delete()
-        rows = [
-            PageSimilarity(job=job, page_id=pid, similarity=round(score, 6), match=score >= threshold)
-            for pid, score in scores.items()
-        ]
-        PageSimilarity.objects.bulk_create(rows, batch_size=BATCH)
-        ctx.progress(
-            done=len(rows), total=len(rows), note=f"{summary['matches']:,} of {len(rows):,} pages match"
-        )
-    ctx.finish(result=summary)
-    return True
+    return _backfilled(ctx) and steps.filter_steps(ctx)
 
 
 def filter_report(job) -> dict:
@@ -99,57 +74,7 @@ def pagetypes_clean(crawl, raw: dict) -> dict:
 
 
 def pagetypes_step(ctx: JobContext) -> bool:
-    if not _backfilled(ctx):
-        return False
-    job = ctx.job
-    doms = services.dom_sequences(crawl=job.crawl)
-    # Page types group by the unweighted blocks: a weight per key depends on the crawl's mix of types, and
-    # the grouping threshold (0.5, pagetypes.TYPE_THRESHOLD) was measured on these (docs/structure.md).
-    sequences = services.keyed(method_for("blocks"), doms)
-    types = page_types(sequences)
-    urls = services.page_urls(crawl=job.crawl, page_ids=sequences)
-    titles = services.page_titles(crawl=job.crawl)
-    summary, rows, other = [], [], []
-    for page_type in types:
-        if page_type.size < MIN_TYPE_SIZE:
-            other.extend(page_type.members)
-            continue
-        index = len(summary)
-        rows += [PageTypeMember(job=job, page_id=pid, type_index=index) for pid in page_type.members]
-        summary.append(
-            {
-                "index": index,
-                "name": type_name(
-                    [urls[pid] for pid in page_type.members],
-                    [titles.get(pid, "") for pid in page_type.members],
-                ),
-                "size": page_type.size,
-                "template": urls[page_type.leader],
-                "template_id": page_type.leader,
-                "examples": [urls[pid] for pid in page_type.members[:EXAMPLES]],
-                **services.type_shares(page_type.members),
-            }
-        )
-    if other:
-        index = len(summary)
-        rows += [PageTypeMember(job=job, page_id=pid, type_index=index) for pid in other]
-        summary.append(
-            {
-                "index": index,
-                "size": len(other),
-                "template": None,
-                "template_id": None,
-                "examples": [urls[pid] for pid in other[:EXAMPLES]],
-                "other": True,
-                **services.type_shares(other),
-            }
-        )
-    with transaction.atomic():
-        PageTypeMember.objects.filter(job=job).delete()
-        PageTypeMember.objects.bulk_create(rows, batch_size=BATCH)
-        ctx.progress(done=len(rows), total=len(rows), note=f"{len(summary)} page types")
-    ctx.finish(result={"types": summary, "pages": len(rows)})
-    return True
+    return _backfilled(ctx) and steps.pagetypes_steps(ctx)
 
 
 def pagetypes_report(job) -> dict:

@@ -46,34 +46,82 @@ def _similarities(sequence: Sequence[int], leaders: list[list[int]], lengths: np
     return scores
 
 
+def group_sequences(sequences: Mapping[object, Sequence[int]]) -> list[tuple[tuple[int, ...], list]]:
+    """The distinct sequences with their pages, most common first (then shortest; then first seen)."""
+    groups: dict[tuple, list] = {}
+    for page, sequence in sequences.items():
+        groups.setdefault(tuple(sequence), []).append(page)
+    return sorted(groups.items(), key=lambda item: (-len(item[1]), len(item[0])))
+
+
+class Clustering:
+    """The two passes over the distinct sequences, resumable: `state` (plain lists and numbers) says where they
+    stand, so that a job can save it between steps and go on in another process with the same outcome."""
+
+    def __init__(
+        self,
+        distinct: Sequence[Sequence[int]],
+        *,
+        threshold: float = TYPE_THRESHOLD,
+        state: dict | None = None,
+    ) -> None:
+        self.distinct = distinct
+        self.threshold = threshold
+        self.state = state or {"pass": 1, "position": 0, "leaders": [], "assigned": []}
+        self.leaders = [list(distinct[i]) for i in self.state["leaders"]]
+        self.lengths = np.array([len(leader) for leader in self.leaders], dtype=float)
+
+    @property
+    def done(self) -> bool:
+        return self.state["pass"] == 2 and self.state["position"] >= len(self.distinct)
+
+    def advance(self, items: int) -> bool:
+        """Compare up to `items` sequences with the leaders; True once both passes are done."""
+        state = self.state
+        for _ in range(items):
+            if self.done:
+                break
+            position = state["position"]
+            if state["pass"] == 1 and position >= len(self.distinct):
+                state["pass"], state["position"] = 2, 0
+                continue
+            sequence = self.distinct[position]
+            scores = _similarities(sequence, self.leaders, self.lengths)
+            if state["pass"] == 1:
+                # A sequence like no leader so far leads a type of its own.
+                if not len(scores) or scores.max() < self.threshold:
+                    state["leaders"].append(position)
+                    self.leaders.append(list(sequence))
+                    self.lengths = np.append(self.lengths, len(sequence))
+            else:
+                # Second pass: every sequence to its most similar leader (a leader is most similar to itself).
+                state["assigned"].append(int(np.argmax(scores)))
+            state["position"] = position + 1
+        return self.done
+
+    def types(self, pages: Sequence[list]) -> list[PageType]:
+        """The types, biggest first, once done; `pages[i]` are the pages of distinct sequence i."""
+        members: list[list] = [[] for _ in self.leaders]
+        for position, leader in enumerate(self.state["assigned"]):
+            members[leader].extend(pages[position])
+        types = []
+        for leader, grouped in zip(self.state["leaders"], members, strict=True):
+            if not grouped:
+                continue
+            head = pages[leader][0]
+            ordered = [head] + [page for page in grouped if page != head]
+            types.append(PageType(leader=head, members=ordered))
+        return sorted(types, key=lambda t: -t.size)
+
+
 def page_types(
     sequences: Mapping[object, Sequence[int]], *, threshold: float = TYPE_THRESHOLD
 ) -> list[PageType]:
     """Group pages (id -> key sequence) into structural types, biggest first."""
-    groups: dict[tuple, list] = {}
-    for page, sequence in sequences.items():
-        groups.setdefault(tuple(sequence), []).append(page)
-    distinct = sorted(groups, key=lambda s: (-len(groups[s]), len(s)))
-    leaders: list[list[int]] = []
-    lengths = np.zeros(0)
-    for sequence in distinct:
-        scores = _similarities(sequence, leaders, lengths)
-        if not len(scores) or scores.max() < threshold:
-            leaders.append(list(sequence))
-            lengths = np.append(lengths, len(sequence))
-    # Second pass: every sequence to its most similar leader (a leader is most similar to itself).
-    members: list[list] = [[] for _ in leaders]
-    for sequence in distinct:
-        scores = _similarities(sequence, leaders, lengths)
-        members[int(np.argmax(scores))].extend(groups[sequence])
-    types = []
-    for leader, pages in zip(leaders, members, strict=True):
-        if not pages:
-            continue
-        head = groups[tuple(leader)][0]
-        ordered = [head] + [page for page in pages if page != head]
-        types.append(PageType(leader=head, members=ordered))
-    return sorted(types, key=lambda t: -t.size)
+    distinct = group_sequences(sequences)
+    clustering = Clustering([sequence for sequence, _ in distinct], threshold=threshold)
+    clustering.advance(2 * len(distinct) + 1)
+    return clustering.types([pages for _, pages in distinct])
 
 
 # A type is named by a URL pattern when one covers at least this share of its pages.

@@ -7,13 +7,13 @@ from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 
-from checks.jobs import JobError, JobInputError
+from checks.jobs import JobInputError
 from checks.structure import similarity as S
 from checks.structure.extract import DomSequence, ExtractFormatError, decode
 from sites.crawler.urls import normalize_url
 from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, PageBody, PageExtract, page_key
 from sites.patterns import compile_user_pattern
-from sites.services.extracts import page_extracts, page_extracts_backfill
+from sites.services.extracts import page_extracts_backfill
 
 log = logging.getLogger(__name__)
 
@@ -115,30 +115,56 @@ def dom_backfill(*, crawl: Crawl, limit: int) -> int:
     return page_extracts_backfill(crawl=crawl, name=EXTRACT, limit=limit)
 
 
-def dom_sequences(*, crawl: Crawl) -> dict[int, DomSequence]:
-    """The decoded extracts of the crawl's HTML pages, by page id (pages with none or an empty one left out)."""
-    wanted = set(html_pages(crawl).values_list("pk", flat=True))
-    sequences = {}
-    for page_id, data in page_extracts(crawl=crawl, name=EXTRACT):
-        if page_id not in wanted or not data:
-            continue
+def _html_extracts(crawl: Crawl):
+    """The stored `dom` extracts of the crawl's HTML pages (filters and page types read no other page)."""
+    return PageExtract.objects.filter(
+        name=EXTRACT,
+        page__crawl=crawl,
+        page__state=Page.State.DONE,
+        page__is_internal=True,
+        page__content_type__icontains="html",
+    )
+
+
+def _decoded(rows: Iterable[tuple[int, bytes]]) -> list[tuple[int, DomSequence]]:
+    doms = []
+    for page_id, data in rows:
+        if not data:
+            continue  # read, with nothing to keep
         try:
-            sequences[page_id] = decode(data)
+            doms.append((page_id, decode(bytes(data))))
         except ExtractFormatError as exc:
             log.warning("page %s: %s", page_id, exc)
-    if not sequences:
-        raise JobError(f"crawl #{crawl.pk} has no HTML page with a readable structure")
-    return sequences
+    return doms
 
 
-def keyer_and_keys(method: S.Method, doms: dict[int, DomSequence]) -> tuple[S.Keyer, dict[int, list[int]]]:
-    """The keyer of `method` over these pages (it scores them: Keyer.scorer) and each page's key sequence."""
-    keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
-    return keyer, keyer.keyed(doms)
+def dom_chunk(*, crawl: Crawl, after: int, limit: int) -> tuple[list[tuple[int, DomSequence]], int | None]:
+    """The decoded extracts of up to `limit` HTML pages past page id `after`, in page order, and the last page id
+    read (None when none is left). Pages with an empty or unreadable extract are read and left out."""
+    rows = list(
+        _html_extracts(crawl)
+        .filter(page_id__gt=after)
+        .order_by("page_id")
+        .values_list("page_id", "data")[:limit]
+    )
+    return _decoded(rows), (rows[-1][0] if rows else None)
 
 
-def keyed(method: S.Method, doms: dict[int, DomSequence]) -> dict[int, list[int]]:
-    return keyer_and_keys(method, doms)[1]
+def dom_pages(*, crawl: Crawl) -> int:
+    """How many HTML pages have a stored extract (the chunks' total, for progress)."""
+    return _html_extracts(crawl).count()
+
+
+def doms_of(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, DomSequence]:
+    """The decoded extracts of these pages (templates, a sample), by page id."""
+    ids = list(page_ids)
+    rows = _html_extracts(crawl).filter(page_id__in=ids).values_list("page_id", "data")
+    return dict(_decoded(rows))
+
+
+def scored_page_urls(*, crawl: Crawl) -> dict[int, str]:
+    """The URLs of the HTML pages with a non-empty extract, by page id: the pages a filter labels."""
+    return dict(_html_extracts(crawl).exclude(data=b"").values_list("page_id", "page__url"))
 
 
 def labels(*, crawl: Crawl, parameters: dict, page_urls: dict[int, str]) -> tuple[set[int], set[int]]:
@@ -169,31 +195,26 @@ def histogram(scores: Iterable[float], bins: int = 50) -> list[int]:
     return counts
 
 
-def filter_evaluate(
-    *, crawl: Crawl, parameters: dict, doms: dict[int, DomSequence], page_urls: dict[int, str]
-) -> tuple[dict[int, float], dict]:
-    """Score every page against the templates; return (scores, summary: threshold, chance, histograms, PR/RR)."""
+def filter_summary(
+    *,
+    parameters: dict,
+    scores: dict[int, float],
+    chance: float,
+    targets: set[int],
+    non_targets: set[int],
+    other_scores: dict[str, dict[int, float]],
+) -> dict:
+    """The filter's summary from every page's score: threshold (given, the paper's, or calibrated), chance level,
+    histograms and, with labels, PR/RR and each relation at its best threshold (`other_scores`: the labelled
+    pages' scores under the other relations)."""
     method = method_of(parameters)
-    keyer, sequences = keyer_and_keys(method, doms)
-    missing = [pid for pid in parameters["template_ids"] if pid not in sequences]
-    if missing:
-        raise JobError("a template page has no readable structure (its body is not HTML, or was pruned)")
-    templates = [sequences[pid] for pid in parameters["template_ids"]]
-    score = keyer.scorer(templates)
-    scores = {pid: score(seq) for pid, seq in sequences.items()}
-    others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
-    chance = S.chance_level(templates, list(sequences.values()), pair_similarity=keyer.pair_similarity())
-    targets, non_targets = labels(crawl=crawl, parameters=parameters, page_urls=page_urls)
+    targets, non_targets = targets & scores.keys(), non_targets & scores.keys()
     labelled = bool(targets) and bool(non_targets)
+    others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
     comparison = []
     if labelled:
         # §3.3: every relation tried on the labelled pages, with its best threshold (the paper's Table 1).
-        table = {method.relation: scores}
-        for relation in ("rpsa", "csr", "default", "blocks"):
-            if relation != method.relation:
-                other_keyer, other = keyer_and_keys(S.method_for(relation, combine=method.combine), doms)
-                other_score = other_keyer.scorer([other[pid] for pid in parameters["template_ids"]])
-                table[relation] = {pid: other_score(seq) for pid, seq in other.items()}
+        table = {method.relation: scores, **{r: v for r, v in other_scores.items() if r != method.relation}}
         comparison = [
             {**row.as_dict(), "label": S.RELATION_LABELS.get(row.relation, row.relation)}
             for row in S.select_relation(table, targets, non_targets)
@@ -219,13 +240,13 @@ def filter_evaluate(
         "labelled": labelled,
     }
     if labelled:
-        summary["histogram_targets"] = histogram(scores[pid] for pid in targets if pid in scores)
-        summary["histogram_non_targets"] = histogram(scores[pid] for pid in non_targets if pid in scores)
+        summary["histogram_targets"] = histogram(scores[pid] for pid in targets)
+        summary["histogram_non_targets"] = histogram(scores[pid] for pid in non_targets)
         summary["accuracy"] = S.accuracy(
             scores, targets, threshold, relation=method.relation, labelled=targets | non_targets
         ).as_dict()
         summary["comparison"] = comparison
-    return scores, summary
+    return summary
 
 
 def page_urls(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, str]:
@@ -236,9 +257,13 @@ def page_urls(*, crawl: Crawl, page_ids: Iterable[int]) -> dict[int, str]:
     return urls
 
 
-def page_titles(*, crawl: Crawl) -> dict[int, str]:
-    """The titles of the crawl's HTML pages, by page id (page types are named by them when URLs say nothing)."""
-    return dict(html_pages(crawl).values_list("pk", "title"))
+def page_titles(*, page_ids: Iterable[int]) -> dict[int, str]:
+    """The titles of these pages, by page id (page types are named by them when URLs say nothing)."""
+    ids = list(page_ids)
+    titles: dict[int, str] = {}
+    for start in range(0, len(ids), 1000):
+        titles.update(Page.objects.filter(pk__in=ids[start : start + 1000]).values_list("pk", "title"))
+    return titles
 
 
 def type_shares(page_ids: list[int]) -> dict:

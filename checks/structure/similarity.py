@@ -127,11 +127,16 @@ def check_threshold(value: float) -> float:
     return float(value)
 
 
+def page_values(dom: DomSequence) -> set[tuple[str, str, str]]:
+    """The (tag, attribute, value) triples of one page."""
+    return {(tag, name, value) for tag, attributes in dom.signatures for name, value in attributes}
+
+
 def common_values(doms: Iterable[DomSequence]) -> set[tuple[str, str, str]]:
     """The (tag, attribute, value) triples found on two pages or more: the ones the default method keeps."""
     seen: Counter = Counter()
     for dom in doms:
-        seen.update({(tag, name, value) for tag, attributes in dom.signatures for name, value in attributes})
+        seen.update(page_values(dom))
     return {triple for triple, pages in seen.items() if pages >= 2}
 
 
@@ -148,6 +153,24 @@ class Keyer:
     # RPSA only: key id -> the atom ids of its node; (tag, name, value) -> atom id.
     _atoms: list = field(default_factory=list)
     _atom_ids: dict = field(default_factory=dict)
+
+    @property
+    def size(self) -> int:
+        """How many distinct keys the keyer has met."""
+        return len(self._ids)
+
+    def known_keys(self) -> list:
+        """The keys met so far, in the order of their integers (to save between steps, see `with_keys`)."""
+        return list(self._ids)
+
+    @classmethod
+    def with_keys(cls, method: Method, common: set | None, keys: Iterable) -> Keyer:
+        """A keyer that gives `keys` (from `known_keys`, JSON lists or tuples) the integers they had: pages keyed
+        by it in a later step compare with the sequences saved before. Not for RPSA (its atoms are not kept)."""
+        keyer = cls(method, common=common)
+        for key in keys:
+            keyer._id(_tupled(key))
+        return keyer
 
     def node_key(self, signature: tuple[str, tuple[tuple[str, str], ...]]):
         tag, attributes = signature
@@ -245,6 +268,10 @@ class Keyer:
         return lambda page: combined(templates, page, self.method.combine)
 
 
+def _tupled(value):
+    return tuple(_tupled(item) for item in value) if isinstance(value, (list, tuple)) else value
+
+
 def similarity(a: Sequence[int], b: Sequence[int]) -> float:
     """Formula (1): LCS(a, b) / ((|a| + |b|) / 2); 1.0 for two empty sequences."""
     if not a and not b:
@@ -274,7 +301,9 @@ def chance_level(
     if not templates or not pages:
         return 0.0
     rng = random.Random(seed)
-    chosen = rng.sample(list(pages), min(samples, len(pages)))
+    # Positions, not the pages: `pages` may be a lazy sequence that keys only the pages drawn. random.sample
+    # draws the same positions from a range as from a list of that length.
+    chosen = [pages[i] for i in rng.sample(range(len(pages)), min(samples, len(pages)))]
     values = []
     for page in chosen:
         template = list(rng.choice(templates))

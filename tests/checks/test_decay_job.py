@@ -14,7 +14,7 @@ from django.urls import reverse
 
 from checks.decay import job as decay_job_module
 from checks.jobs import job_cancel, job_run, job_start, job_step
-from checks.models import AnalysisJob, DecayFix, DecayScore
+from checks.models import AnalysisJob, DecayFix, DecayScore, JobScratch
 from sites.models import Crawl
 from sites.services.reports import crawl_report, csv_page_columns
 from tests.sites.factories import make_crawl, make_link, make_page, make_user
@@ -410,3 +410,25 @@ def test_a_walk_step_fetching_a_slow_site_returns_within_about_its_budget_and_th
     assert steps >= 2  # 40 slow pages at 0.25 s, two at a time, do not fit in one second
     # Budget, at most half a budget (or 0.5 s) more, one batch of fetches: twice the budget plus a batch's slack.
     assert longest < 2 * budget + 1.5, longest
+
+
+def test_an_exact_decay_job_in_tiny_steps_ends_with_the_rows_and_result_of_one_step(site_crawl, monkeypatch):
+    monkeypatch.setattr(decay_job_module, "EXACT_PART", 1)
+    parameters = {"method": "exact", "sigmas": [0.1, 0.3]}
+
+    def outcome(job):
+        job.refresh_from_db()
+        assert job.status == AnalysisJob.Status.FINISHED, job.error
+        rows = sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay", "path"))
+        fixes = list(DecayFix.objects.filter(job=job).values_list("rank", "target", "gain"))
+        return rows, fixes, {key: value for key, value in job.result.items() if key != "seconds"}
+
+    whole = job_start(kind="decay", crawl=site_crawl, parameters=parameters, enqueue=False)
+    job_run(job=whole, step_seconds=1000)
+    stepped = job_start(kind="decay", crawl=site_crawl, parameters=parameters, enqueue=False)
+    steps = 1
+    while job_step(job_id=stepped.pk, budget_seconds=0.001):
+        steps += 1
+    assert steps >= 4  # the solution, then a page's rows a step
+    assert outcome(stepped) == outcome(whole)
+    assert not JobScratch.objects.filter(job=stepped).exists()

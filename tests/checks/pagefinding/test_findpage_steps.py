@@ -1,0 +1,96 @@
+"""A page search keeps to its step budget: stopped between two requests, it goes on in the next step from its
+recorded requests, and ends with the result, downloads and requests of a search run in one step."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.jobs import job_run, job_start, job_step
+from checks.models import AnalysisJob, JobScratch
+from checks.pagefinding.services import LIVE_ALGORITHMS
+from tests.checks.pagefinding.sites import HTML, page
+from tests.sites.factories import make_site
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TINY = 0.001  # seconds: one new request a step (the clock is read before each)
+WHOLE = 1000.0  # seconds: the whole search in one step
+WORDS = "harbour library permit school market garden museum bridge council river tram festival".split()
+BRANCHES, DEPTH = 3, 4  # 121 pages
+
+
+def serve_tree(server) -> str:
+    """A site of nested topic pages, each linking to its three subtopics by name, with a sitemap; the permit
+    for repairing the river bridge sits four clicks deep."""
+    count = sum(BRANCHES**level for level in range(DEPTH + 1))
+    names = {0: "Home"}
+    for number in range(1, count):
+        names[number] = f"{WORDS[number % len(WORDS)]} {WORDS[(number * 5 + 1) % len(WORDS)]} {number}"
+    target = count - 1
+    names[target] = "River bridge repair permit"
+    for number in range(count):
+        children = [BRANCHES * number + k for k in range(1, BRANCHES + 1) if BRANCHES * number + k < count]
+        links = "".join(f"<li><a href='/p{child}.html'>{names[child]}</a></li>" for child in children)
+        body = f"<h1>{names[number]}</h1><p>About {names[number].lower()} in town.</p><ul>{links}</ul>"
+        path = "/" if number == 0 else f"/p{number}.html"
+        server.expect_request(path).respond_with_data(page(names[number], body), content_type=HTML)
+    listed = "".join(f"<url><loc>{server.url_for(f'/p{n}.html')}</loc></url>" for n in range(1, count, 7))
+    sitemap = (
+        f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{listed}</urlset>'
+    )
+    server.expect_request("/sitemap.xml").respond_with_data(sitemap, content_type="application/xml")
+    server.expect_request("/robots.txt").respond_with_data(
+        "User-agent: *\nAllow: /\n", content_type="text/plain"
+    )
+    server.no_handler_status_code = 404
+    return server.url_for("/")
+
+
+def search_job(site, algorithm: str, query: str) -> AnalysisJob:
+    parameters = {"query": query, "algorithm": algorithm, "max_downloads": 40}
+    return job_start(kind="findpage", site=site, parameters=parameters, enqueue=False)
+
+
+def steps_to_end(job: AnalysisJob) -> int:
+    steps = 1
+    while job_step(job_id=job.pk, budget_seconds=TINY):
+        steps += 1
+    job.refresh_from_db()
+    return steps
+
+
+@pytest.mark.parametrize("algorithm", LIVE_ALGORITHMS)
+@pytest.mark.parametrize("query", ["bridge repair permit", "quokka xylophone"])
+def test_a_search_in_tiny_steps_ends_with_the_result_and_the_requests_of_one_step(
+    httpserver, algorithm, query
+):
+    site = make_site(url=serve_tree(httpserver))
+    whole = job_run(job=search_job(site, algorithm, query), step_seconds=WHOLE)
+    requests_whole = len(httpserver.log)
+    httpserver.clear_log()
+
+    stepped = search_job(site, algorithm, query)
+    steps = steps_to_end(stepped)
+    assert stepped.status == whole.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert stepped.result == whole.result  # answer, downloads, path, candidates and the whole log
+    assert steps >= min(whole.result["downloads"], 5)  # a request a step: it did stop and go on
+    assert len(httpserver.log) == requests_whole  # no page fetched twice across the steps
+    assert not JobScratch.objects.filter(job=stepped).exists()  # the records go with the job's end
+
+
+def test_a_search_step_redone_after_a_lost_lease_ends_with_the_same_result(httpserver):
+    site = make_site(url=serve_tree(httpserver))
+    whole = job_run(job=search_job(site, "BESTFIRST", "bridge repair permit"), step_seconds=WHOLE)
+    redone = search_job(site, "BESTFIRST", "bridge repair permit")
+    while True:
+        cursor = AnalysisJob.objects.get(pk=redone.pk).state
+        records = list(JobScratch.objects.filter(job=redone).values_list("name", "data"))
+        if not job_step(job_id=redone.pk, budget_seconds=TINY):
+            break
+        # The step's work is lost and done again from what was saved before it: its record is written anew.
+        AnalysisJob.objects.filter(pk=redone.pk).update(state=cursor)
+        JobScratch.objects.filter(job=redone).delete()
+        JobScratch.objects.bulk_create(JobScratch(job=redone, name=name, data=data) for name, data in records)
+        assert job_step(job_id=redone.pk, budget_seconds=TINY)
+    redone.refresh_from_db()
+    assert redone.result == whole.result
