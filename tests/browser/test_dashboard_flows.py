@@ -3,6 +3,7 @@ live, open the issues overview and drill down to the broken page; and the layout
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import time
@@ -180,7 +181,7 @@ def test_the_crawl_page_fits_a_1400_pixel_window(signed_in_page, live_server, ow
     # The analyses' forms sit side by side without one, or one of its controls, running over the next.
     boxes = [form.bounding_box() for form in page.locator(".analysis-forms fieldset").all()]
     assert len(boxes) >= 3
-    for left, right in zip(boxes, boxes[1:]):
+    for left, right in itertools.pairwise(boxes):
         if abs(left["y"] - right["y"]) < 1:  # the same row
             assert left["x"] + left["width"] <= right["x"] + 1
     sticking_out = page.evaluate(
