@@ -203,7 +203,13 @@ class Fetcher:
         return location
 
     def _send(
-        self, method: str, url: str, deadline: Deadline, *, headers: dict[str, str] | None = None, **kwargs: Any
+        self,
+        method: str,
+        url: str,
+        deadline: Deadline,
+        *,
+        headers: dict[str, str] | None = None,
+        **kwargs: Any,
     ) -> BaseHTTPResponse:
         remaining = deadline.remaining()
         if remaining <= 0:
