@@ -111,10 +111,10 @@ def _webaudit_setup() -> None:
     reader.warm()
     reader.load_model("")  # returns once a reader has started and loaded the model
     try:
-        from sites.startup import freeze_startup_objects
+        from sites.startup import prepare_crawling_process
     except ImportError:  # a --tree from before it
         return
-    freeze_startup_objects()  # as a worker process (sites/tasks.py) and `manage.py audit` do before crawling
+    prepare_crawling_process()  # as a worker process (sites/tasks.py) and `manage.py audit` do before crawling
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from django.db import DatabaseError, close_old_connections
 
 from sites.crawler.reading import shared_reader
 from sites.services import crawls
-from sites.startup import freeze_startup_objects
+from sites.startup import prepare_crawling_process
 
 log = logging.getLogger(__name__)
 
@@ -68,5 +68,5 @@ def _start_page_readers(sender=None, **kwargs) -> None:
 
 
 @worker_process_init.connect
-def _freeze_startup_objects(sender=None, **kwargs) -> None:
-    freeze_startup_objects()
+def _prepare_crawling_process(sender=None, **kwargs) -> None:
+    prepare_crawling_process()

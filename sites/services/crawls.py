@@ -446,6 +446,16 @@ def crawl_finished_hooks_run(*, crawl: Crawl) -> None:
             log.exception("crawl-finished hook %s failed for crawl %s", path, crawl.pk)
 
 
+def crawl_finished_hooks_import() -> None:
+    """Import the crawl-finished hooks' modules now (a process about to crawl), not as its first crawl ends; a
+    hook that cannot be imported is left for crawl_finished_hooks_run to log."""
+    for path in settings.WEBAUDIT_CRAWL_FINISHED_HOOKS:
+        try:
+            import_string(path.replace(":", "."))
+        except ImportError:
+            pass
+
+
 def crawl_fail(*, crawl_id: int, error: str) -> None:
     failed = Crawl.objects.filter(pk=crawl_id, status__in=Crawl.ACTIVE).update(
         status=Crawl.Status.FAILED, error=error[:5000], finished_at=timezone.now()

@@ -22,7 +22,7 @@ from sites.services.crawls import (
 from sites.services.leases import crawl_stalled_of
 from sites.services.reports import LINK_CHOICES, crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
-from sites.startup import freeze_startup_objects
+from sites.startup import prepare_crawling_process
 from sites.stop_signals import signals_interrupt, stop_signals_ignore, stopped_by
 
 
@@ -156,7 +156,7 @@ class Command(WebauditCommand):
             )
         progress = Progress(enabled=not quiet)
         if not options["worker"]:
-            freeze_startup_objects()  # this process crawls now, as a worker process does once it has started
+            prepare_crawling_process()  # this process crawls now, as a worker process does once it has started
         try:
             return (
                 self._follow(crawl, progress)
