@@ -313,6 +313,11 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
     token, pages = frontier_claim(crawl=crawl, size=size, lease_seconds=lease)
     if not pages:
         return None
+    threads = session.config.lane_fetch_concurrency
+    if len(pages) == size < threads and not any(page.is_internal for page in pages):
+        # External targets, on many hosts, and more may wait: as many as there are threads in this one batch (the
+        # first claim after a page of links took a site-sized batch, and each claim more delayed the last targets).
+        pages += frontier_claim(crawl=crawl, size=threads - size, lease_seconds=lease, token=token)[1]
     _learn_stored_robots(crawl, session, [page.url for page in pages])
     if session.probes is not None:
         # Probes another worker already fetched for this crawl are reused, not fetched again.

@@ -61,13 +61,16 @@ def frontier_seed(*, crawl: Crawl, url: str) -> Page:
     return page
 
 
-def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uuid.UUID, list[Page]]:
-    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path).
+def frontier_claim(
+    *, crawl: Crawl, size: int, lease_seconds: float, token: uuid.UUID | None = None
+) -> tuple[uuid.UUID, list[Page]]:
+    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path), under a
+    new claim token or `token` (adding to a batch claimed under it).
 
     Two queries, each walking the (crawl, state, depth, id) index from its start: claims gone stale first
     (their worker died), then queued pages. One query with an OR of both made SQLite sort every queued page of
     the crawl for each batch, a cost that grew with the crawl (docs/benchmarks.md, "Generated sites")."""
-    token, now = uuid.uuid4(), timezone.now()
+    token, now = token or uuid.uuid4(), timezone.now()
     stale = now - timedelta(seconds=lease_seconds)
     with transaction.atomic():
         ids: list[int] = []
