@@ -110,6 +110,11 @@ def _webaudit_setup() -> None:
     reader = shared_reader(settings.WEBAUDIT_PAGE_READERS)
     reader.warm()
     reader.load_model("")  # returns once a reader has started and loaded the model
+    try:
+        from sites.startup import prepare_crawling_process
+    except ImportError:  # a --tree from before it
+        return
+    prepare_crawling_process()  # as a worker process (sites/tasks.py) and `manage.py audit` do before crawling
 
 
 @contextmanager

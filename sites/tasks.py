@@ -11,6 +11,7 @@ from django.db import DatabaseError, close_old_connections
 
 from sites.crawler.reading import shared_reader
 from sites.services import crawls
+from sites.startup import prepare_crawling_process
 
 log = logging.getLogger(__name__)
 
@@ -64,3 +65,8 @@ def _start_page_readers(sender=None, **kwargs) -> None:
     # Start the processes that read pages (each loads the classifier) before a crawl waits for them. Not waited
     # for here: Celery gives a new worker process 4 seconds to report ready.
     shared_reader(settings.WEBAUDIT_PAGE_READERS).warm()
+
+
+@worker_process_init.connect
+def _prepare_crawling_process(sender=None, **kwargs) -> None:
+    prepare_crawling_process()

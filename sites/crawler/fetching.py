@@ -69,7 +69,7 @@ class PageOutcome:
     retry_in: float | None = None  # seconds until a retry, for a 429/503 that has retries left
     noindex: bool = False
     nofollow: bool = False
-    # HTML bodies are kept for later analyses, compressed here in the thread.
+    # The site's own HTML bodies are kept for later analyses, compressed here in the thread.
     compressed_body: bytes | None = None
     extracts: dict[str, bytes] = field(default_factory=dict)  # the analyses' extractors' results, by name
     judgement: Judgement | None = None
@@ -202,7 +202,10 @@ class CrawlSession:
         outcome.noindex, outcome.nofollow = robots_directives(result.headers.get("x-robots-tag", ""))
         reading = None
         if result.body and result.is_html:
-            outcome.compressed_body = zlib.compress(result.body, BODY_COMPRESSION_LEVEL)
+            if job.is_internal:
+                # Kept for the analyses, which read the site's own pages; an external target is kept as its
+                # verdict and what the reports show of it (status, title, redirects), not its body.
+                outcome.compressed_body = zlib.compress(result.body, BODY_COMPRESSION_LEVEL)
             if result.status is not None and 200 <= result.status < 300:
                 reading = self.reader.read(
                     PageRequest(
@@ -215,7 +218,7 @@ class CrawlSession:
                         if probe is not None
                         and probe_compares_contents(url=job.url, result=result, probe=probe)
                         else None,
-                        extractors=self.config.extractors,
+                        extractors=self.config.extractors if job.is_internal else (),
                     )
                 )
                 outcome.extracts = reading.extracts

@@ -44,6 +44,11 @@ READ_TIMEOUT_SECONDS = 60.0
 DEATH_RETRIES = 1
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 _LENGTH = struct.Struct("!Q")
+# What a reader reads once as it starts (serve): a title, words and a link, so every part of read_page runs.
+WARM_UP_PAGE = (
+    b"<!doctype html><html><head><title>Warm-up</title></head>"
+    b'<body><p>A page read once as the reader starts.</p><a href="/a?b=c">a link</a></body></html>'
+)
 
 
 @dataclass(frozen=True)
@@ -137,6 +142,9 @@ def serve() -> None:
     requests = sys.stdin.buffer
     try:
         load_model("")  # the shipped model, before the first page rather than while a crawl waits for it
+        # And one small page read in full: the first read imports the feature code and warms lxml and the link
+        # resolution (~35 ms), which a crawl's start page would otherwise wait for.
+        read_page(PageRequest(body=WARM_UP_PAGE, url="http://warm-up.invalid/", charset="utf-8"))
     except Exception:  # noqa: S110 - the crawl loads its model through load_model and gets the error there
         pass
     while header := requests.read(_LENGTH.size):

@@ -75,11 +75,16 @@ class _Watchdog:
 
     def add(self, deadline: Deadline) -> None:
         with self._cond:
+            # The thread sleeps until the earliest deadline: it needs waking only when this one comes sooner. With
+            # one timeout for every fetch that is never, where waking it for each fetch had it compete for the GIL
+            # with the fetch threads hundreds of times a second.
+            sooner = not self._heap or deadline.at < self._heap[0][0]
             heapq.heappush(self._heap, (deadline.at, next(self._order), deadline))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="fetch-deadlines", daemon=True)
                 self._thread.start()
-            self._cond.notify()
+            if sooner:
+                self._cond.notify()
 
     def _run(self) -> None:
         while True:

@@ -6,7 +6,6 @@ import socket
 import ssl
 from collections.abc import Iterator
 
-import requests
 from urllib3 import exceptions as u3
 
 from .guard import BlockedAddressError
@@ -14,14 +13,10 @@ from .result import ErrorKind
 
 _MAX_MESSAGE = 300
 
-_INVALID_URL = (
-    requests.exceptions.InvalidURL,
-    requests.exceptions.MissingSchema,
-    requests.exceptions.InvalidSchema,
-    u3.LocationValueError,
-)
-_TLS = (ssl.SSLError, ssl.CertificateError, u3.SSLError, requests.exceptions.SSLError)
-_TIMEOUT = (TimeoutError, u3.ConnectTimeoutError, u3.ReadTimeoutError, requests.exceptions.Timeout)
+# LocationParseError (a URL or redirect target urllib3 cannot parse, an invalid IDNA label) is one of these.
+_INVALID_URL = (u3.LocationValueError,)
+_TLS = (ssl.SSLError, ssl.CertificateError, u3.SSLError)
+_TIMEOUT = (TimeoutError, u3.ConnectTimeoutError, u3.ReadTimeoutError)
 
 
 def _chain(exc: BaseException) -> Iterator[BaseException]:

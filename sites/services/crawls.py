@@ -214,8 +214,11 @@ def crawl_step(
     except ModelVersionError as exc:
         crawl_fail(crawl_id=crawl.pk, error=f"The soft-404 model cannot be used: {exc}")
         return StepResult(more=False)
-    if crawl.sitemap_phase == SITEMAPS_NOT_READ:
-        _read_sitemaps(crawl, session, config)
+    # The sitemaps matter once the links run out (their orphans are crawled last): they are read after the step's
+    # first batch is written and the pages it led to are on their way, not before the start page is even asked
+    # for (on a page of external links, that cost the whole crawl one politeness gap and a round trip).
+    sitemaps_due = crawl.sitemap_phase == SITEMAPS_NOT_READ
+    recorded = False
     lease = settings.WEBAUDIT_CRAWL_LEASE_SECONDS
     deadline = time.monotonic() + (budget_seconds or settings.WEBAUDIT_CRAWL_STEP_SECONDS)
     batch_size = config.lane_concurrency * BATCH_PER_THREAD
@@ -240,12 +243,17 @@ def crawl_step(
                     keeper.hold(claimed.token)
                     in_flight.append(claimed)
                     continue
+            if sitemaps_due and (recorded or not in_flight):
+                sitemaps_due = False
+                _read_sitemaps(crawl, session, config)
+                continue
             if in_flight:
                 # The oldest batch, and with it those after it that are done too, in one transaction.
                 batches = [in_flight.popleft()]
                 while in_flight and in_flight[0].done():
                     batches.append(in_flight.popleft())
                 _record(crawl, session, config, batches)
+                recorded = True
                 for batch in batches:
                     keeper.release(batch.token)
                 continue
@@ -305,6 +313,11 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
     token, pages = frontier_claim(crawl=crawl, size=size, lease_seconds=lease)
     if not pages:
         return None
+    threads = session.config.lane_fetch_concurrency
+    if len(pages) == size < threads and not any(page.is_internal for page in pages):
+        # External targets, on many hosts, and more may wait: as many as there are threads in this one batch (the
+        # first claim after a page of links took a site-sized batch, and each claim more delayed the last targets).
+        pages += frontier_claim(crawl=crawl, size=threads - size, lease_seconds=lease, token=token)[1]
     _learn_stored_robots(crawl, session, [page.url for page in pages])
     if session.probes is not None:
         # Probes another worker already fetched for this crawl are reused, not fetched again.
@@ -384,8 +397,8 @@ def _ensure_robots(crawl: Crawl, session: CrawlSession, urls: list[str]) -> int:
 
 
 def _read_sitemaps(crawl: Crawl, session: CrawlSession, config: CrawlConfig) -> None:
-    """The site's sitemaps, read as the crawl starts (they need its robots.txt: the Sitemap lines, and whether
-    /sitemap.xml may be read)."""
+    """The site's sitemaps, read once the crawl's first batch is written (they need its robots.txt: the Sitemap
+    lines, and whether /sitemap.xml may be read)."""
     robots_requests = _ensure_robots(crawl, session, [config.start_url])
     if robots_requests:
         Crawl.objects.filter(pk=crawl.pk).update(requests_made=F("requests_made") + robots_requests)
@@ -436,6 +449,16 @@ def crawl_finished_hooks_run(*, crawl: Crawl) -> None:
             import_string(path.replace(":", "."))(crawl=crawl)
         except Exception:  # an analysis' failure must never fail the crawl it follows
             log.exception("crawl-finished hook %s failed for crawl %s", path, crawl.pk)
+
+
+def crawl_finished_hooks_import() -> None:
+    """Import the crawl-finished hooks' modules now (a process about to crawl), not as its first crawl ends; a
+    hook that cannot be imported is left for crawl_finished_hooks_run to log."""
+    for path in settings.WEBAUDIT_CRAWL_FINISHED_HOOKS:
+        try:
+            import_string(path.replace(":", "."))
+        except ImportError:
+            pass
 
 
 def crawl_fail(*, crawl_id: int, error: str) -> None:

@@ -61,13 +61,16 @@ def frontier_seed(*, crawl: Crawl, url: str) -> Page:
     return page
 
 
-def frontier_claim(*, crawl: Crawl, size: int, lease_seconds: float) -> tuple[uuid.UUID, list[Page]]:
-    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path).
+def frontier_claim(
+    *, crawl: Crawl, size: int, lease_seconds: float, token: uuid.UUID | None = None
+) -> tuple[uuid.UUID, list[Page]]:
+    """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path), under a
+    new claim token or `token` (adding to a batch claimed under it).
 
     Two queries, each walking the (crawl, state, depth, id) index from its start: claims gone stale first
     (their worker died), then queued pages. One query with an OR of both made SQLite sort every queued page of
     the crawl for each batch, a cost that grew with the crawl (docs/benchmarks.md, "Generated sites")."""
-    token, now = uuid.uuid4(), timezone.now()
+    token, now = token or uuid.uuid4(), timezone.now()
     stale = now - timedelta(seconds=lease_seconds)
     with transaction.atomic():
         ids: list[int] = []
@@ -553,7 +556,7 @@ def _admit_and_link(
             if room[internal] > 0:
                 room[internal] -= 1
                 admitted.append(Page(crawl=crawl, url=url, url_key=key, depth=depth, is_internal=internal))
-        Page.objects.bulk_create(admitted, ignore_conflicts=True, batch_size=500)
+        _insert_pages(admitted)
         known.update(_existing_ids(crawl, [page.url_key for page in admitted]))
         internal = sum(page.is_internal for page in admitted)
         counted.update(
@@ -580,23 +583,70 @@ def _admit_and_link(
     return len(rows), len(admitted)
 
 
+# What a newly admitted page is given; every other column takes its field's default.
+ADMITTED_FIELDS = ("crawl", "url", "url_key", "depth", "is_internal")
+
+
+def _insert_pages(pages: list[Page]) -> None:
+    """Insert newly admitted pages (a URL another worker admitted meanwhile is skipped), without bulk_create:
+    Django prepares each of a page's 34 values one by one, 40 ms of the recording thread for the 300 targets of
+    one page of links, on the path between fetching that page and fetching its targets. Here the defaults are
+    prepared once a batch."""
+    if not pages:
+        return
+    fields = [field for field in Page._meta.concrete_fields if not field.primary_key]
+    defaults = {
+        field.name: field.get_db_prep_save(field.get_default(), connection)
+        for field in fields
+        if field.name not in ADMITTED_FIELDS
+    }
+    given = [Page._meta.get_field(name) for name in ADMITTED_FIELDS]
+    rows = []
+    for page in pages:
+        values = {
+            field.name: field.get_db_prep_save(getattr(page, field.attname), connection) for field in given
+        }
+        rows.append(
+            tuple(values[field.name] if field.name in values else defaults[field.name] for field in fields)
+        )
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    _insert_rows(Page._meta.db_table, columns, rows, ignore_conflicts=True)
+
+
+def _insert_rows(table: str, columns: str, rows: list[tuple], *, ignore_conflicts: bool = False) -> None:
+    """Insert rows in multi-row INSERTs, each under SQLite's 32766-parameter limit. On SQLite the statement is
+    written with its own "?" and run on the sqlite3 cursor underneath Django's: Django rewrites every "%s" of
+    every statement with a regular expression, 4,000 of them a statement, which cost the recording thread a
+    quarter of its time on the python docs."""
+    if not rows:
+        return
+    per_insert = max(1, min(LINK_ROWS_PER_INSERT, 32766 // len(rows[0])))
+    sqlite = connection.vendor == "sqlite"
+    mark = "?" if sqlite else "%s"
+    row_marks = "(" + ", ".join([mark] * len(rows[0])) + ")"
+    verb = "INSERT OR IGNORE INTO" if sqlite and ignore_conflicts else "INSERT INTO"
+    conflict = " ON CONFLICT DO NOTHING" if ignore_conflicts and not sqlite else ""
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), per_insert):
+            chunk = rows[start : start + per_insert]
+            sql = f"{verb} {table} ({columns}) VALUES " + ", ".join([row_marks] * len(chunk)) + conflict
+            params = [value for row in chunk for value in row]
+            if sqlite:
+                sqlite3.Cursor.execute(cursor.cursor, sql, params)
+            else:
+                cursor.execute(sql, params)
+
+
 def _insert_links(rows: list[tuple]) -> None:
     """Insert link rows in bulk, without building Link objects: documentation pages carry ~300 links each, and
     bulk_create spent 31 s of a 47 s crawl of the python docs (166k links) building them. PostgreSQL gets COPY;
-    SQLite multi-row INSERTs (each under its 32766-parameter limit)."""
+    SQLite multi-row INSERTs (_insert_rows)."""
     table = Link._meta.db_table
     columns = "crawl_id, source_id, target_id, target_url, text, tag, is_internal, nofollow"
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
             with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
-            return
-        # The statement is written with SQLite's own "?" and run on the sqlite3 cursor underneath Django's:
-        # Django rewrites every "%s" of every statement with a regular expression, 4,000 of them a statement,
-        # which cost the recording thread a quarter of its time on the python docs.
-        insert, row_marks = f"INSERT INTO {table} ({columns}) VALUES ", "(?, ?, ?, ?, ?, ?, ?, ?)"
-        for start in range(0, len(rows), LINK_ROWS_PER_INSERT):
-            chunk = rows[start : start + LINK_ROWS_PER_INSERT]
-            sql = insert + ", ".join([row_marks] * len(chunk))
-            sqlite3.Cursor.execute(cursor.cursor, sql, [value for row in chunk for value in row])
+        return
+    _insert_rows(table, columns, rows)

@@ -1,8 +1,8 @@
 """A crawl's reading of the site's sitemaps, and the orphan pages they reveal.
 
-When a crawl starts it reads the sitemaps the site declares (the `Sitemap:` lines of its robots.txt, and
-/sitemap.xml when robots.txt lets us), following sitemap indexes, and keeps the listed URLs of its scope
-(SitemapUrl). The links are crawled first, so every page keeps its depth by links; when they found no more pages,
+When a crawl starts (once its first batch is written) it reads the sitemaps the site declares (the `Sitemap:`
+lines of its robots.txt, and /sitemap.xml when robots.txt lets us), following sitemap indexes, and keeps the
+listed URLs of its scope (SitemapUrl). The links are crawled first, so every page keeps its depth by links; when they found no more pages,
 the listed pages are marked (Page.in_sitemap) and the listed URLs no link reached, the orphans, are admitted
 to the frontier and crawled too, within the page cap. Everything goes through the crawl's one fetcher (address
 guard, size and time limits) and its per-host politeness.

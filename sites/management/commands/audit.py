@@ -22,6 +22,7 @@ from sites.services.crawls import (
 from sites.services.leases import crawl_stalled_of
 from sites.services.reports import LINK_CHOICES, crawl_summary, iter_report_json
 from sites.services.sites import SiteError, site_get_or_create
+from sites.startup import prepare_crawling_process
 from sites.stop_signals import signals_interrupt, stop_signals_ignore, stopped_by
 
 
@@ -154,6 +155,8 @@ class Command(WebauditCommand):
                 f"{'Registered' if created else 'Auditing'} site {site.url} (id {site.pk}); crawl {crawl.pk}"
             )
         progress = Progress(enabled=not quiet)
+        if not options["worker"]:
+            prepare_crawling_process()  # this process crawls now, as a worker process does once it has started
         try:
             return (
                 self._follow(crawl, progress)
