@@ -67,8 +67,8 @@ class PageLink:
     url: str
     text: str
     context: str = ""
-    # The link's title attribute, shown when the pointer rests on it: Sphinx's "previous" / "next" / "up"
-    # links name their page there ("Many-to-one relationships"), as many navigation links do.
+    # The link's title attribute, shown when the pointer rests on it: Sphinx's and DocBook's "previous" /
+    # "next" / "up" links name their page there ("Many-to-one relationships"), as many navigation links do.
     title: str = ""
 
 
@@ -178,6 +178,11 @@ def _add_text(text: str, body: list[str], anchor: list[str] | None, blocks, own:
 
 
 def link_terms(link: PageLink) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(label, context, URL) terms of a link; its label is its text and, when it adds to it, its title."""
-    label = link.text if not link.title or link.title in link.text else f"{link.text} {link.title}"
-    return terms(label), terms(link.context), url_terms(link.url)
+    """(label, context, URL) terms of a link: its label is its text, and its title when the text is a word
+    that names no page ("previous", "up", "Next"): the title is what such a link shows of where it leads.
+    A link that names its page already keeps its text alone (a Sphinx cross-reference "os.path" carries the
+    module's summary as its title: measured, adding it cost title queries more than it gained)."""
+    label = terms(link.text)
+    if link.title and len(label) <= 1 and link.title not in link.text:
+        label = terms(f"{link.text} {link.title}")
+    return label, terms(link.context), url_terms(link.url)

@@ -210,51 +210,6 @@ def test_the_papers_algorithms_follow_the_promising_link_first_and_log_its_score
     assert result.candidates
 
 
-def serve_two_hubs(server) -> str:
-    """Two pages behind labels that say as much, each linking on with the same label: a long list that names
-    the query's words once each among hundreds of others, linked first, and a short page about the query.
-    The list's link leads nowhere; the short page's leads to the page asked for."""
-    filler = " ".join(f"entry{n}" for n in range(600))
-    server.expect_request("/").respond_with_data(
-        page(
-            "Docs",
-            "<ul><li><a href='/list.html'>Lighthouse notes</a></li>"
-            "<li><a href='/guide.html'>Lighthouse guide</a></li></ul>",
-        ),
-        content_type=HTML,
-    )
-    server.expect_request("/list.html").respond_with_data(
-        page("Notes", f"<p>{filler} lighthouse keeper lantern {filler}</p><a href='/other.html'>More</a>"),
-        content_type=HTML,
-    )
-    server.expect_request("/guide.html").respond_with_data(
-        page(
-            "Guide",
-            "<p>The lighthouse keeper trims the lantern; a keeper's lantern lights the lighthouse.</p>"
-            "<a href='/keeper.html'>More</a>",
-        ),
-        content_type=HTML,
-    )
-    server.expect_request("/other.html").respond_with_data(page("Other", "<p>nothing</p>"), content_type=HTML)
-    server.expect_request("/keeper.html").respond_with_data(
-        page("Lighthouse keeper lantern", "<p>lighthouse keeper lantern</p>"), content_type=HTML
-    )
-    server.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
-    server.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
-    return server.url_for("/")
-
-
-def test_a_page_about_the_query_hands_its_links_more_than_a_long_list_that_names_its_words(httpserver):
-    start = serve_two_hubs(httpserver)
-    env, result = find(start, "lighthouse keeper lantern")
-    assert result.found == httpserver.url_for("/keeper.html")
-    # both hubs hold every query word; only the short page is about them, so what it links to comes before
-    # what the list links to, and the search ends there (the list's link used to be read first: a page
-    # holding the query's words handed its links as much, however many other words it held)
-    assert requested(httpserver).index("/guide.html") < requested(httpserver).index("/keeper.html")
-    assert "/other.html" not in requested(httpserver)
-
-
 def test_a_table_of_contents_link_is_read_as_a_site_index(httpserver):
     """The page asked for is linked only from the contents page, whose link reads "Table of contents"."""
     chapters = "".join(f"<li><a href='/chapter{n}.html'>Chapter {n}</a></li>" for n in range(8))
