@@ -51,8 +51,8 @@ INDEX_BONUS = 1.0  # test bed, 36 targets: 0.86 accuracy, median 10 downloads wi
 # a page that repeats the query's words beats one that mentions them once among many others (an index page).
 # With k1 = 1.2 a page's counts saturate after a few occurrences, so a book printed on one page (every word
 # of its chapters) scored as high as the chapter itself; k1 = 5 keeps the counts' weight in proportion to
-# the page's length for longer (issue 19's `tune` cases, python and django docs: accuracy 0.72 -> 0.75 with
-# the site search, 0.65 -> 0.70 without; 20 gave 0.72 and 0.68).
+# the page's length for longer (issue 19's `tune` cases, python and django docs, 40: accuracy 0.72 -> 0.75
+# with the site search, 0.65 -> 0.70 without; k1 = 20 gave 0.72 and 0.68; the title queries did not move).
 B = 0.75
 PAGE_K1 = 5.0
 # The site's own search index (siteindex.py) ranks its pages for the query before any page is read: its

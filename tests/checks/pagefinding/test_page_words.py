@@ -214,7 +214,10 @@ def test_a_table_of_contents_link_is_read_as_a_site_index(httpserver):
     """The page asked for is linked only from the contents page, whose link reads "Table of contents"."""
     chapters = "".join(f"<li><a href='/chapter{n}.html'>Chapter {n}</a></li>" for n in range(8))
     httpserver.expect_request("/").respond_with_data(
-        page("Docs", f"<ul>{chapters}</ul><a href='/contents.html' title='Table of contents'>Table of contents</a>"),
+        page(
+            "Docs",
+            f"<ul>{chapters}</ul><a href='/contents.html' title='Table of contents'>Table of contents</a>",
+        ),
         content_type=HTML,
     )
     for n in range(8):
@@ -222,7 +225,8 @@ def test_a_table_of_contents_link_is_read_as_a_site_index(httpserver):
             page(f"Chapter {n}", "<p>nothing</p>"), content_type=HTML
         )
     httpserver.expect_request("/contents.html").respond_with_data(
-        page("Contents", "<ul><li><a href='/keeper.html'>The lighthouse keeper</a></li></ul>"), content_type=HTML
+        page("Contents", "<ul><li><a href='/keeper.html'>The lighthouse keeper</a></li></ul>"),
+        content_type=HTML,
     )
     httpserver.expect_request("/keeper.html").respond_with_data(
         page("Lighthouse keeper lantern", "<p>lighthouse keeper lantern</p>"), content_type=HTML
