@@ -44,11 +44,17 @@ HUB_BONUS = 0.0
 FEEDBACK = 0.0
 SMOOTHING = 50.0
 # An HTML index or site map lists the site's pages with their titles: one download that shows many links.
-INDEX_LABELS = frozenset(terms("index site map sitemap contents"))
+INDEX_LABELS = frozenset(terms("index site map sitemap contents table"))
+INDEX_WORDS = frozenset(terms("index map sitemap contents"))  # "Table" alone is not a site index
 INDEX_BONUS = 1.0  # test bed, 36 targets: 0.86 accuracy, median 10 downloads without; 0.89, 8.5 with
-# A page's relevance weighs its words as BM25 does (Robertson et al.; k1 = K1, length normalisation B): a
-# page that repeats the query's words beats one that mentions them once among many others (an index page).
+# A page's relevance weighs its words as BM25 does (Robertson et al.; k1 = PAGE_K1, length normalisation B):
+# a page that repeats the query's words beats one that mentions them once among many others (an index page).
+# With k1 = 1.2 a page's counts saturate after a few occurrences, so a book printed on one page (every word
+# of its chapters) scored as high as the chapter itself; k1 = 5 keeps the counts' weight in proportion to
+# the page's length for longer (issue 19's `tune` cases, python and django docs, 40: accuracy 0.72 -> 0.75
+# with the site search, 0.65 -> 0.70 without; k1 = 20 gave 0.72 and 0.68; the title queries did not move).
 B = 0.75
+PAGE_K1 = 5.0
 # The site's own search index (siteindex.py) ranks its pages for the query before any page is read: its
 # SEARCH_CANDIDATES best become candidates with SEARCH_WEIGHT times their index score (1 = every query word
 # in the title and text), ahead of any link.
@@ -129,10 +135,10 @@ class BestFirst:
             counts = self.counts[page.node] = Counter(t for t in page.terms if t in self.wanted)
             self.lengths[page.node] = len(page.terms)
         average = sum(self.lengths.values()) / len(self.lengths)
-        norm = K1 * (1 - B + B * self.lengths[page.node] / max(1.0, average))
+        norm = PAGE_K1 * (1 - B + B * self.lengths[page.node] / max(1.0, average))
         weights = {term: self.idf(term) for term in self.query}
-        total = sum(weights.values()) * (K1 + 1) or 1.0
-        return sum(weights[t] * n * (K1 + 1) / (n + norm) for t, n in counts.items()) / total
+        total = sum(weights.values()) * (PAGE_K1 + 1) or 1.0
+        return sum(weights[t] * n * (PAGE_K1 + 1) / (n + norm) for t, n in counts.items()) / total
 
     def coverage(self, page: Page) -> float:
         """The page's relevance: the rarity-weighted share of the query it holds, its BM25 (which ranks the
@@ -246,7 +252,7 @@ class BestFirst:
                 known = self.frontier[link.target] = Candidate(
                     link.target, node, link, depth + 1, handed_down, dict(tf), other_words=[other_words]
                 )
-                known.index_page = bool(link.label) and set(link.label) <= INDEX_LABELS
+                known.index_page = bool(set(link.label) & INDEX_WORDS) and set(link.label) <= INDEX_LABELS
                 self._index_knows(known)
                 continue
             known.other_words.append(other_words)
@@ -269,7 +275,9 @@ class BestFirst:
             self.titles += 1
             self.title_df.update(frozenset(page.title_terms))
         self.relevance[node] = self.coverage(page)
-        # Navigation follows topic, which the query's common words carry as well as its rare ones.
+        # Navigation follows topic, which the query's common words carry as well as its rare ones. (Handing
+        # down the page's BM25 instead, how much it is about the query, was tried for issue 19: one case more
+        # on the `tune` cases without the site search, two fewer on the title queries: not kept.)
         self.topicality[node] = len(self.wanted & page.term_set) / max(1, len(self.wanted))
         self._add_links(node, page, depth)
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from checks.pagefinding.htmlpage import read_page
+from checks.pagefinding.htmlpage import link_terms, read_page
+from checks.pagefinding.text import terms
 from sites.crawler.parse import parse_document
 
 URL = "http://site.test/dir/page.html"
@@ -54,3 +55,17 @@ def test_malformed_html_still_gives_its_links():
     page = read(b"<p><a href='x.html'>unclosed <b>bold<p>next <a href=y.html>y")
     # libxml2 nests the second anchor in the first: the first ends where the second begins.
     assert [link.text for link in page.links] == ["unclosed bold next", "y"]
+
+
+def test_a_navigation_link_is_labelled_by_its_title_a_named_link_by_its_text():
+    page = read(
+        b"<body><a href='many.html' title='Many-to-one relationships'>previous</a>"
+        b"<a href='faq.html' title='FAQ'>FAQ</a><a href='plain.html'>plain</a>"
+        b"<a href='os.path.html' title='os.path: Operations on pathnames.'>os.path</a></body>"
+    )
+    previous, faq, plain, module = page.links
+    assert previous.text == "previous"  # shown to people as written
+    assert link_terms(previous)[0] == terms("previous Many-to-one relationships")
+    assert link_terms(faq)[0] == terms("FAQ")  # a title that repeats the text adds nothing
+    assert link_terms(plain)[0] == terms("plain")
+    assert link_terms(module)[0] == terms("os.path")  # it names its page already

@@ -208,3 +208,32 @@ def test_the_papers_algorithms_follow_the_promising_link_first_and_log_its_score
         # the contents page holds the query only in its links: it is the way, not the answer
         assert result.found == httpserver.url_for("/dropschema.html")
     assert result.candidates
+
+
+def test_a_table_of_contents_link_is_read_as_a_site_index(httpserver):
+    """The page asked for is linked only from the contents page, whose link reads "Table of contents"."""
+    chapters = "".join(f"<li><a href='/chapter{n}.html'>Chapter {n}</a></li>" for n in range(8))
+    httpserver.expect_request("/").respond_with_data(
+        page(
+            "Docs",
+            f"<ul>{chapters}</ul><a href='/contents.html' title='Table of contents'>Table of contents</a>",
+        ),
+        content_type=HTML,
+    )
+    for n in range(8):
+        httpserver.expect_request(f"/chapter{n}.html").respond_with_data(
+            page(f"Chapter {n}", "<p>nothing</p>"), content_type=HTML
+        )
+    httpserver.expect_request("/contents.html").respond_with_data(
+        page("Contents", "<ul><li><a href='/keeper.html'>The lighthouse keeper</a></li></ul>"),
+        content_type=HTML,
+    )
+    httpserver.expect_request("/keeper.html").respond_with_data(
+        page("Lighthouse keeper lantern", "<p>lighthouse keeper lantern</p>"), content_type=HTML
+    )
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
+    httpserver.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
+    env, result = find(httpserver.url_for("/"), "lantern")
+    assert result.found == httpserver.url_for("/keeper.html")
+    pages_read = [path for path in requested(httpserver) if path.endswith(".html")]
+    assert pages_read[0] == "/contents.html"
