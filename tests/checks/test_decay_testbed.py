@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import numpy as np
+import pytest
 
 from checks.decay.graph import crawl_graph, crawl_scope, graph_compact, graph_from_compact
 from checks.decay.services import DecayInputError, decay_exact, decay_url, decay_walk
