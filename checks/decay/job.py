@@ -9,6 +9,7 @@ from django import forms
 from django.conf import settings
 from django.db import transaction
 
+from checks.decay import inflight
 from checks.decay.dashboard import decay_latest_job, decay_panel_context
 from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT, crawl_unreachable_hosts, expand
 from checks.decay.graph import (
@@ -251,11 +252,17 @@ def _graph(ctx: JobContext) -> tuple[CrawlGraph | None, CrawlGraph, dict[str, No
             known=outside,
             deadline=ctx.deadline,
             unreachable=crawl_unreachable_hosts(job.crawl),
+            in_flight=(carried := inflight.take(job.pk, "external")),
+            # What a step in another process left running is asked again, and waited for to its end this time.
+            wait_first=carried is None and ctx.state.get("external_running", False),
         )
+        if expansion.in_flight is not None:
+            inflight.park(job.pk, "external", expansion.in_flight)  # the next step waits for them
         with transaction.atomic():
             _save_visits(job, expansion.nodes, visited)
             ctx.state["external_requests"] = ctx.state.get("external_requests", 0) + expansion.requests
             ctx.state["fetches"] = ctx.state.get("fetches", 0) + expansion.requests
+            ctx.state["external_running"] = expansion.in_flight is not None
             if expansion.done:
                 ctx.state["expanded"] = True
                 ctx.state["external"] = {
@@ -384,7 +391,13 @@ def _walk_step(ctx: JobContext) -> bool:
     scored = scored_nodes(graph)
     primary = decay_solve(graph.decay_graph, sigma=sigmas[0])
     _, inside = _split_visits(graph, visited)
-    source = walk_source(job.crawl, graph, live=params["live"], known=inside)
+    carried = inflight.take(job.pk, "live")
+    if not params["live"] and carried is not None:
+        carried.session.close()
+    source = walk_source(job.crawl, graph, live=params["live"], known=inside, in_flight=carried)
+    if isinstance(source, LiveGraph):
+        # What a step in another process left running is asked again, and waited for to its end this time.
+        source.wait_first = carried is None and ctx.state.get("live_running", False)
     # Walks stop at the step's deadline, or half a budget from now if reading the graph took the step's time (so
     # that a step always gets on): a step returns within about twice its budget.
     deadline = max(ctx.deadline, time.monotonic() + max(ctx.budget_seconds / 2, MIN_WALK_SECONDS))
@@ -412,6 +425,7 @@ def _walk_step(ctx: JobContext) -> bool:
                     _save_visits(job, getattr(source, "fetched", {}), visited)
                     if not saved_any:
                         ctx.state["chunk"] = max(1, chunk_size // 2)
+                    ctx.state["live_running"] = getattr(source, "fetches_running", False)
                     ctx.progress(done=cursor, total=len(scored), note=f"{cursor * walks:,} walks")
                 return False
             pages = walked_pages(graph, chunk, estimates, sigmas=sigmas, walks=walks, primary=primary)
@@ -423,6 +437,7 @@ def _walk_step(ctx: JobContext) -> bool:
                 _save_visits(job, fresh, visited)
                 cursor += len(chunk)
                 ctx.state["next"] = cursor
+                ctx.state["live_running"] = False
                 ctx.state["fetches"] = ctx.state.get("fetches", 0) + getattr(source, "requests", 0)
                 ctx.progress(
                     done=cursor,
@@ -436,7 +451,10 @@ def _walk_step(ctx: JobContext) -> bool:
                 source.fetched = {}
     finally:
         if isinstance(source, LiveGraph):
-            source.close()
+            if source.fetches_running:
+                inflight.park(job.pk, "live", source.in_flight)  # the next step waits for them
+            else:
+                source.close()
     if cursor < len(scored):
         return False
     return _walk_finish(ctx, graph, primary)
