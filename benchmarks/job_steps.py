@@ -89,6 +89,7 @@ def run_kind(kind: str, crawl: Crawl, budget: float, args) -> dict:
         "longest_per_budget": round(max(steps) / budget, 2),
         "over_twice": sum(step > 2 * budget for step in steps),
         "progress": job.progress_done,
+        "first_steps": [round(step, 2) for step in steps[:12]],
     }
 
 

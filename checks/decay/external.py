@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from checks.decay.graph import CrawlGraph
+from checks.decay.inflight import InFlight, wait_until
 from checks.decay.solver import Kind
 from checks.decay.walks import DEAD, LIVE, OPEN, Node
 from sites.crawler.config import CrawlConfig
@@ -29,7 +30,8 @@ from sites.models import BROKEN_VERDICTS, Page
 # Bounds of what a user may ask (docs/decay.md): every other site's page adds fetches, and depth multiplies them.
 MAX_EXTERNAL_DEPTH = 3
 MAX_FETCHES_LIMIT = 100_000
-# Pages fetched at once between clock checks: a step stops within its budget plus one batch.
+# Pages fetched at once; a step waits for a batch until its deadline, and leaves the rest running
+# (checks/decay/inflight.py).
 FETCH_BATCH = 32
 # Fetch failures that say the host, not the page, is not answering: DNS, refused or unroutable, an address the guard
 # blocks, TLS, or no answer in the whole timeout. Its other URLs get the same verdict without a request.
@@ -89,6 +91,8 @@ class Expansion:
     beyond_depth: int = 0  # live pages past the depth: open (D̄), as before this existed
     over_cap: int = 0  # pages not fetched because the run's cap was reached: open
     done: bool = False
+    # Set when the deadline came while fetches were running: they and their session, for the next step.
+    in_flight: InFlight | None = None
 
     def summary(self) -> dict:
         return {
@@ -125,6 +129,8 @@ def expand(
     deadline: float | None = None,
     session: ReadingSession | None = None,
     unreachable: dict[str, Node] | None = None,
+    in_flight: InFlight | None = None,
+    wait_first: bool = False,
 ) -> Expansion:
     """Read other sites' pages to `depth` links from the crawl's live pages, and judge the links of the last ones.
 
@@ -134,7 +140,10 @@ def expand(
     stay as they were: open for the exact method, fetched by live walks). `known` carries what earlier steps of
     the job fetched, so nothing is fetched twice; past `deadline` (time.monotonic) it returns unfinished, and is
     called again with what it got. `unreachable` maps hosts known not to answer (crawl_unreachable_hosts) to their
-    verdict: their URLs are not fetched.
+    verdict: their URLs are not fetched. Past `deadline` it stops waiting for its fetches: those still running are
+    left in `Expansion.in_flight` (its session open), which the next call takes as `in_flight` and waits for first.
+    `wait_first`: wait for the first batch to its end whatever the deadline (it asks again what a step in another
+    process left running: without it, hosts slower than a step's budget would be asked again every step).
     """
     expansion = Expansion(nodes=dict(known or {}))
     down = dict(unreachable or {})
@@ -148,8 +157,13 @@ def expand(
         # The crawl judged it; reading needs its links too, which the crawl has only for its own pages.
         return not read or graph.kinds[i] != Kind.OPEN or in_scope(url)
 
-    own = close = None
+    own = None
+    if in_flight is not None:
+        session = own = in_flight.session
     try:
+        if in_flight is not None and not _collect(in_flight, expansion, deadline=deadline, unreachable=down):
+            expansion.in_flight = in_flight
+            return expansion
         level = [graph.urls[i] for i in graph.live_indices()]
         for distance in range(1, depth + 2):
             read = distance <= depth
@@ -162,16 +176,19 @@ def expand(
             if wanted:
                 if session is None:
                     session = own = open_session(config)
-                close = session
+                flight = in_flight if in_flight is not None else InFlight(session)
                 if not _fetch(
-                    session,
+                    flight,
                     wanted,
                     expansion,
                     read=read,
                     cap=max_fetches,
                     deadline=deadline,
                     unreachable=down,
+                    wait_first=wait_first,
                 ):
+                    if flight.pending:
+                        expansion.in_flight = flight
                     return expansion
             level = [url for url in targets if expansion.nodes.get(url, Node(OPEN)).state == LIVE]
         # Live pages one past the depth (judged, not read) stay open: the report counts them.
@@ -182,12 +199,12 @@ def expand(
         expansion.done = True
         return expansion
     finally:
-        if own is not None and close is not None:
+        if own is not None and expansion.in_flight is None:
             own.close()
 
 
 def _fetch(
-    session: ReadingSession,
+    in_flight: InFlight,
     urls: list[str],
     expansion: Expansion,
     *,
@@ -195,9 +212,11 @@ def _fetch(
     cap: int,
     deadline: float | None,
     unreachable: dict[str, Node],
+    wait_first: bool = False,
 ) -> bool:
-    """Fetch `urls` in batches, one URL a host first; False when the deadline came first. Hosts found not
-    answering are added to `unreachable`."""
+    """Fetch `urls` in batches, one URL a host first; False when the deadline came first (fetches still running
+    stay in `in_flight.pending`). Hosts found not answering are added to `unreachable`."""
+    session = in_flight.session
     first_of_host: dict[str, str] = {}
     for url in urls:
         first_of_host.setdefault(site_key(url), url)
@@ -224,16 +243,32 @@ def _fetch(
             continue
         if read:
             session.read_urls.update(batch)
-        expansion.requests += len(session.fetch_robots(session.origins_missing_robots(batch)))
+        # Each origin's robots.txt is fetched once, by the chain of its first page (CrawlSession.submit).
+        expansion.requests += len(session.origins_missing_robots(batch))
         retries = session.config.retries  # one look per URL: decay does not wait out a 429's backoff
-        outcomes = session.fetch_batch([FetchJob(0, url, False, retries) for url in batch])
+        for url in batch:
+            in_flight.pending[url] = (session.submit(FetchJob(0, url, False, retries)), read)
         fetched += len(batch)
         batches += 1
-        for url, outcome in zip(batch, outcomes, strict=True):
-            expansion.requests += outcome.requests
-            node = outcome_node(outcome, read=read, in_scope=session.scope.contains)
-            expansion.nodes[url] = node
-            result = outcome.result
-            if result is not None and result.error_kind in HOST_DOWN and node.state == DEAD:
-                unreachable[site_key(url)] = node
+        waited_for = None if wait_first and batches == 1 else deadline
+        if not _collect(in_flight, expansion, deadline=waited_for, unreachable=unreachable):
+            return False
     return True
+
+
+def _collect(
+    in_flight: InFlight, expansion: Expansion, *, deadline: float | None, unreachable: dict[str, Node]
+) -> bool:
+    """Wait for the fetches in flight until `deadline` and record the outcomes that came; False while some are
+    still running (they stay in `in_flight.pending`)."""
+    session = in_flight.session
+    done, running = wait_until({url: future for url, (future, _) in in_flight.pending.items()}, deadline)
+    for url, outcome in done.items():
+        expansion.requests += outcome.requests
+        node = outcome_node(outcome, read=in_flight.pending[url][1], in_scope=session.scope.contains)
+        expansion.nodes[url] = node
+        result = outcome.result
+        if result is not None and result.error_kind in HOST_DOWN and node.state == DEAD:
+            unreachable[site_key(url)] = node
+    in_flight.pending = {url: in_flight.pending[url] for url in running}
+    return not running

@@ -9,9 +9,17 @@ from django import forms
 from django.conf import settings
 from django.db import transaction
 
+from checks.decay import inflight
 from checks.decay.dashboard import decay_latest_job, decay_panel_context
 from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT, crawl_unreachable_hosts, expand
-from checks.decay.graph import CrawlGraph, crawl_graph, with_fetched
+from checks.decay.graph import (
+    CrawlGraph,
+    crawl_graph,
+    crawl_scope,
+    graph_compact,
+    graph_from_compact,
+    with_fetched,
+)
 from checks.decay.live import LiveGraph
 from checks.decay.services import (
     DecayResult,
@@ -244,11 +252,17 @@ def _graph(ctx: JobContext) -> tuple[CrawlGraph | None, CrawlGraph, dict[str, No
             known=outside,
             deadline=ctx.deadline,
             unreachable=crawl_unreachable_hosts(job.crawl),
+            in_flight=(carried := inflight.take(job.pk, "external")),
+            # What a step in another process left running is asked again, and waited for to its end this time.
+            wait_first=carried is None and ctx.state.get("external_running", False),
         )
+        if expansion.in_flight is not None:
+            inflight.park(job.pk, "external", expansion.in_flight)  # the next step waits for them
         with transaction.atomic():
             _save_visits(job, expansion.nodes, visited)
             ctx.state["external_requests"] = ctx.state.get("external_requests", 0) + expansion.requests
             ctx.state["fetches"] = ctx.state.get("fetches", 0) + expansion.requests
+            ctx.state["external_running"] = expansion.in_flight is not None
             if expansion.done:
                 ctx.state["expanded"] = True
                 ctx.state["external"] = {
@@ -266,27 +280,46 @@ def _graph(ctx: JobContext) -> tuple[CrawlGraph | None, CrawlGraph, dict[str, No
 
 
 def _exact_step(ctx: JobContext) -> bool:
-    """Solve once (one step: reading the graph and the sparse solve), keep the solution as the job's partial
-    result in parts of EXACT_PART pages, then write its rows a part at a time (40,000 rows of 10,000 pages at
-    four σ took 3.5 s in one step), as the walks do."""
-    solution_kept = JobScratch.objects.filter(job=ctx.job, name__startswith=EXACT_PAGES).exists()
-    if ctx.state.get("phase") != "write" or not solution_kept:
-        solved = _exact_solve(ctx)
-        if not solved or ctx.time_up():
+    """Three phases, none sharing a step with the one before: `graph` reads the crawl's graph (after other sites'
+    pages, to the job's depth) and keeps it as compact arrays; `solve` solves it for every σ and keeps the
+    solution in parts of EXACT_PART pages; `write` writes the rows a part at a time, as the walks do. On 10,000
+    pages reading the graph and solving took 2.1 s in one step, its rows 3.5 s more (docs/benchmarks.md)."""
+    phase = ctx.state.get("phase", "graph")
+    kept = set(
+        JobScratch.objects.filter(job=ctx.job, name__startswith="exact:").values_list("name", flat=True)
+    )
+    solution_kept = any(name.startswith(EXACT_PAGES) for name in kept)
+    if phase == "write" and solution_kept:
+        return _exact_write(ctx)
+    if phase in ("solve", "write") and EXACT_GRAPH in kept:
+        if not _exact_solve(ctx) or ctx.time_up():
             return False
-    return _exact_write(ctx)
+        return _exact_write(ctx)
+    _exact_read(ctx)
+    return False
 
 
+EXACT_GRAPH = "exact:graph"
 EXACT_PAGES = "exact:pages:"
 
 
-def _exact_solve(ctx: JobContext) -> bool:
-    params = ctx.parameters
+def _exact_read(ctx: JobContext) -> None:
+    """The graph the solve needs, kept for the next step: the crawl's pages and links plus other sites' pages."""
     graph, _, _ = _graph(ctx)
     if graph is None:
-        return False
+        return  # other sites' pages still being read: the next step goes on
+    compact = graph_compact(graph)
+    with transaction.atomic():
+        scratch_save(ctx.job, EXACT_GRAPH, compact)
+        ctx.state.update(phase="solve")
+        ctx.progress(done=0, note=f"graph read: {len(graph.urls):,} nodes, {len(graph.sources):,} links")
+
+
+def _exact_solve(ctx: JobContext) -> bool:
+    params, job = ctx.parameters, ctx.job
+    graph = graph_from_compact(scratch_load(job, EXACT_GRAPH), scope=crawl_scope(job.crawl))
     try:
-        result = decay_exact(crawl=ctx.job.crawl, sigmas=params["sigmas"], graph=graph)
+        result = decay_exact(crawl=job.crawl, sigmas=params["sigmas"], graph=graph)
     except ValueError as exc:
         raise JobError(str(exc)) from None
     result.fetches = ctx.state.get("fetches", 0)
@@ -303,11 +336,11 @@ def _exact_solve(ctx: JobContext) -> bool:
         for page in result.pages
     ]
     with transaction.atomic():
-        scratch_delete(ctx.job, EXACT_PAGES)
+        scratch_delete(job, EXACT_PAGES)
         for part, start in enumerate(range(0, len(pages), EXACT_PART)):
-            scratch_save(ctx.job, f"{EXACT_PAGES}{part:06d}", pages[start : start + EXACT_PART])
-        scratch_save(ctx.job, "exact:fixes", [asdict(fix) for fix in result.fix_first])
-        scratch_save(ctx.job, "exact:summary", _summary(result, pages=len(result.pages)))
+            scratch_save(job, f"{EXACT_PAGES}{part:06d}", pages[start : start + EXACT_PART])
+        scratch_save(job, "exact:fixes", [asdict(fix) for fix in result.fix_first])
+        scratch_save(job, "exact:summary", _summary(result, pages=len(result.pages)))
         ctx.state.update(phase="write", part=0, written=0, pages=len(pages))
         ctx.progress(done=0, total=len(pages), note=f"{len(pages):,} pages solved")
     return True
@@ -358,7 +391,13 @@ def _walk_step(ctx: JobContext) -> bool:
     scored = scored_nodes(graph)
     primary = decay_solve(graph.decay_graph, sigma=sigmas[0])
     _, inside = _split_visits(graph, visited)
-    source = walk_source(job.crawl, graph, live=params["live"], known=inside)
+    carried = inflight.take(job.pk, "live")
+    if not params["live"] and carried is not None:
+        carried.session.close()
+    source = walk_source(job.crawl, graph, live=params["live"], known=inside, in_flight=carried)
+    if isinstance(source, LiveGraph):
+        # What a step in another process left running is asked again, and waited for to its end this time.
+        source.wait_first = carried is None and ctx.state.get("live_running", False)
     # Walks stop at the step's deadline, or half a budget from now if reading the graph took the step's time (so
     # that a step always gets on): a step returns within about twice its budget.
     deadline = max(ctx.deadline, time.monotonic() + max(ctx.budget_seconds / 2, MIN_WALK_SECONDS))
@@ -386,6 +425,7 @@ def _walk_step(ctx: JobContext) -> bool:
                     _save_visits(job, getattr(source, "fetched", {}), visited)
                     if not saved_any:
                         ctx.state["chunk"] = max(1, chunk_size // 2)
+                    ctx.state["live_running"] = getattr(source, "fetches_running", False)
                     ctx.progress(done=cursor, total=len(scored), note=f"{cursor * walks:,} walks")
                 return False
             pages = walked_pages(graph, chunk, estimates, sigmas=sigmas, walks=walks, primary=primary)
@@ -397,6 +437,7 @@ def _walk_step(ctx: JobContext) -> bool:
                 _save_visits(job, fresh, visited)
                 cursor += len(chunk)
                 ctx.state["next"] = cursor
+                ctx.state["live_running"] = False
                 ctx.state["fetches"] = ctx.state.get("fetches", 0) + getattr(source, "requests", 0)
                 ctx.progress(
                     done=cursor,
@@ -410,7 +451,10 @@ def _walk_step(ctx: JobContext) -> bool:
                 source.fetched = {}
     finally:
         if isinstance(source, LiveGraph):
-            source.close()
+            if source.fetches_running:
+                inflight.park(job.pk, "live", source.in_flight)  # the next step waits for them
+            else:
+                source.close()
     if cursor < len(scored):
         return False
     return _walk_finish(ctx, graph, primary)

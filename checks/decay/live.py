@@ -7,6 +7,7 @@ from collections.abc import Hashable
 
 from django.conf import settings
 
+from checks.decay.inflight import InFlight, wait_until
 from checks.decay.walks import DEAD, LIVE, OPEN, Node, WalksStopped
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
@@ -14,7 +15,8 @@ from sites.crawler.reading import shared_reader
 from sites.models import BROKEN_VERDICTS, Crawl
 from sites.services.soft404 import probes_load
 
-# Pages fetched at once between two looks at the clock.
+# Pages fetched at once; a lookup waits for a batch until the deadline, and leaves the rest running
+# (checks/decay/inflight.py).
 FETCH_BATCH = 64
 
 
@@ -49,15 +51,24 @@ class LiveGraph:
         crawl: Crawl | None = None,
         fetch_outside: bool = True,
         deadline: float | None = None,
+        in_flight: InFlight | None = None,
     ) -> None:
         self.known = known or {}
         # False when other sites' pages were read beforehand (checks/decay/external.py): what is not known of them
         # stays open, as in the exact solve.
         self.fetch_outside = fetch_outside
-        self.deadline = deadline  # time.monotonic(): past it a lookup stops between batches (WalksStopped)
+        # time.monotonic(): past it a lookup stops waiting for its fetches (WalksStopped); those still running stay in
+        # `in_flight`, which the job parks for its next step (checks/decay/inflight.py) and passes back here.
+        self.deadline = deadline
         self.batches = 0
         self._pool = pool
-        self.session = CrawlSession(config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
+        if in_flight is None:
+            in_flight = InFlight(CrawlSession(config, shared_reader(settings.WEBAUDIT_PAGE_READERS)))
+        self.in_flight = in_flight
+        self.session = in_flight.session
+        # Wait for the first batch to its end whatever the deadline: set when it asks again what a step in another
+        # process left running (else hosts slower than a step's budget would be asked again every step).
+        self.wait_first = False
         self.max_fetches = settings.WEBAUDIT_DECAY_MAX_FETCHES if max_fetches is None else max_fetches
         self.crawl = crawl
         self.pages_fetched = 0
@@ -97,17 +108,30 @@ class LiveGraph:
         return found
 
     def _fetch(self, urls: list[str]) -> dict[str, Node]:
-        session = self.session
-        self.requests += len(session.fetch_robots(session.origins_missing_robots(urls)))
-        if session.probes is not None and self.crawl is not None:
+        """Fetch `urls` (those an earlier step left running are waited for, not asked again) until the deadline;
+        WalksStopped if some are still running then (what came is in self.fetched, the rest in self.in_flight)."""
+        session, pending = self.session, self.in_flight.pending
+        fresh = [url for url in urls if url not in pending]
+        # Each origin's robots.txt is fetched once, by the chain of its first page (CrawlSession.submit).
+        self.requests += len(session.origins_missing_robots(fresh))
+        if session.probes is not None and self.crawl is not None and fresh:
             # Directories the crawl already probed are not probed again.
-            session.probes.learn(probes_load(crawl=self.crawl, directories=session.probes.missing(urls)))
+            session.probes.learn(probes_load(crawl=self.crawl, directories=session.probes.missing(fresh)))
         retries = session.config.retries  # one look per URL: a walk does not wait out a 429's backoff
-        jobs = [FetchJob(0, url, session.scope.contains(url), retries) for url in urls]
-        outcomes = session.fetch_batch(jobs)
+        for url in fresh:
+            pending[url] = (session.submit(FetchJob(0, url, session.scope.contains(url), retries)), True)
         self.pages_fetched += len(urls)
+        deadline = None if self.wait_first and not self.batches else self.deadline
+        done, running = wait_until({url: pending[url][0] for url in urls}, deadline)
         nodes = {}
-        for url, outcome in zip(urls, outcomes, strict=True):
+        for url, outcome in done.items():
+            del pending[url]
             self.requests += outcome.requests
             nodes[url] = self.fetched[url] = node_of(outcome, session)
+        if running:
+            raise WalksStopped("the step's time is up while fetching")
         return nodes
+
+    @property
+    def fetches_running(self) -> bool:
+        return bool(self.in_flight.pending)

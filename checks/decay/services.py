@@ -12,6 +12,7 @@ from django.conf import settings
 
 from checks.decay.external import Expansion, crawl_unreachable_hosts, expand
 from checks.decay.graph import CrawlGraph, crawl_graph, with_fetched
+from checks.decay.inflight import InFlight
 from checks.decay.live import LiveGraph
 from checks.decay.solver import (
     DecaySolution,
@@ -275,17 +276,27 @@ def decay_exact(
     )
 
 
-def walk_source(crawl: Crawl, graph: CrawlGraph, *, live: bool, known: dict[str, Node] | None = None):
+def walk_source(
+    crawl: Crawl,
+    graph: CrawlGraph,
+    *,
+    live: bool,
+    known: dict[str, Node] | None = None,
+    in_flight: InFlight | None = None,
+):
     """The walker's graph: the (extended) crawl's nodes; with `live`, pages of the site the crawl did not reach
     are fetched when a walk first gets there. Other sites' pages are never fetched here: what the run read of them
-    is in `graph` already, and what it did not read is open, for walks as for the exact solve."""
+    is in `graph` already, and what it did not read is open, for walks as for the exact solve. `in_flight`: fetches
+    the job's last step left running (checks/decay/inflight.py), waited for instead of asked again."""
     nodes = graph.walk_nodes()
     nodes.update(known or {})
     pool = [graph.urls[i] for i in graph.live_indices()]
     if not live:
         return MappingGraph(nodes, pool=pool)
     config = CrawlConfig.from_dict(crawl.settings)
-    return LiveGraph(config=config, known=nodes, pool=pool, crawl=crawl, fetch_outside=False)
+    return LiveGraph(
+        config=config, known=nodes, pool=pool, crawl=crawl, fetch_outside=False, in_flight=in_flight
+    )
 
 
 def decay_walk(

@@ -163,3 +163,113 @@ def test_the_job_reads_the_other_site_by_default_and_reports_it(two_sites):
     assert job.parameters["external_depth"] == 1
     assert job.result["external"]["beyond_depth"] == 1
     assert DecayScore.objects.get(job=job, page__url=a).decay == pytest.approx(truth[a], abs=1e-3)
+
+
+@pytest.fixture
+def slow_server():
+    """Another site whose pages answer slowly, several at once (a thread a request)."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.no_handler_status_code = 404
+    server.start()
+    yield server
+    server.clear()
+    if server.is_running():
+        server.stop()
+
+
+@pytest.mark.parametrize("same_process", [True, False], ids=["next-step-here", "next-step-elsewhere"])
+def test_a_step_stops_waiting_for_slow_hosts_at_its_deadline_and_the_verdicts_are_those_of_one_step(
+    httpserver, other_site, slow_server, crawl_site, same_process
+):
+    """Other sites answer in 1.2 s, one not before the 2-s fetch timeout; steps of 0.5 s. Each step returns at its
+    deadline, the fetches it left running are waited for by the next step in this process (asked again only when
+    the next step runs elsewhere), and the job ends with the scores, visits and result of a run in one step:
+    the timeout is a timeout (dead), never a verdict made at a deadline."""
+    import time as clock
+
+    from werkzeug.wrappers import Response
+
+    from checks.decay import inflight
+    from checks.jobs import job_step
+    from checks.models import DecayVisit
+
+    budget, slow = 0.5, 1.2
+    seen: dict[str, int] = {}
+
+    def answer(body: str, status: int = 200, delay: float = slow):
+        def handler(request):
+            seen[request.path] = seen.get(request.path, 0) + 1
+            clock.sleep(delay)
+            return Response(body, status=status, content_type="text/html")
+
+        return handler
+
+    a, b, c = httpserver.url_for("/"), other_site.url_for("/"), slow_server.url_for("/")
+    httpserver.no_handler_status_code = 404
+    httpserver.expect_request("/").respond_with_data(
+        html(*[c + f"x{i}.html" for i in range(4)], b + "fast.html"), content_type="text/html"
+    )
+    other_site.expect_request("/fast.html").respond_with_data(html(c + "gone.html"), content_type="text/html")
+    for i in range(4):
+        slow_server.expect_request(f"/x{i}.html").respond_with_handler(
+            answer(html(c + "gone.html", c + "late.html", c + "never.html", b + "fast.html"))
+        )
+    slow_server.expect_request("/gone.html").respond_with_handler(answer("<html>gone</html>", status=404))
+    slow_server.expect_request("/late.html").respond_with_handler(answer(html(a)))
+    slow_server.expect_request("/never.html").respond_with_handler(answer(html(a), delay=3.0))
+    crawl = crawl_site(a, site_settings={"check_external": True}, concurrency=4, timeout=2.0)
+    parameters = {"method": "exact", "sigmas": [SIGMA], "external_depth": 1}
+
+    def outcome(job):
+        job.refresh_from_db()
+        assert job.status == AnalysisJob.Status.FINISHED, job.error
+        return (
+            sorted(DecayScore.objects.filter(job=job).values_list("page__url", "decay")),
+            sorted(DecayVisit.objects.filter(job=job).values_list("url", "state", "outlinks")),
+            {key: value for key, value in job.result.items() if key != "seconds"},
+        )
+
+    seen.clear()
+    whole = job_start(kind="decay", crawl=crawl, parameters=parameters, enqueue=False)
+    while job_step(job_id=whole.pk, budget_seconds=1000):
+        pass
+    asked_once = dict(seen)
+    assert asked_once["/x0.html"] == 1 and asked_once["/never.html"] == 1
+
+    seen.clear()
+    stepped = job_start(kind="decay", crawl=crawl, parameters=parameters, enqueue=False)
+    steps, longest = 0, 0.0
+    while True:
+        started = clock.monotonic()
+        more = job_step(job_id=stepped.pk, budget_seconds=budget)
+        longest = max(longest, clock.monotonic() - started)
+        steps += 1
+        if not more or steps > 100:
+            break
+        if not same_process:  # the next step runs in another worker process: nothing is carried over
+            carried = inflight.take(stepped.pk, "external")
+            if carried is not None:
+                carried.session.close()
+    if same_process:
+        assert outcome(stepped) == outcome(whole)
+    else:  # the same verdicts and scores; the requests asked again are counted as made
+        (scores, visits, result), (whole_scores, whole_visits, whole_result) = (
+            outcome(stepped),
+            outcome(whole),
+        )
+        assert (scores, visits) == (whole_scores, whole_visits)
+        assert result["fetches"] > whole_result["fetches"]
+        counts = ("fetches", "external")
+        assert {k: v for k, v in result.items() if k not in counts} == {
+            k: v for k, v in whole_result.items() if k not in counts
+        }
+    by_url = {url: state for _, (url, state, _) in enumerate(outcome(stepped)[1])}
+    assert by_url[c + "never.html"] == "dead" and by_url[c + "late.html"] == "open"
+    assert steps >= 3, steps  # stopped mid-fetch at least once
+    if same_process:
+        assert longest < 2 * budget, longest
+        assert seen == asked_once  # every request made once: the next step waited for it
+    else:
+        # Asked again by the next step, which waits for that batch to its end (else a host slower than the
+        # budget would be asked again every step): such a step lasts up to its budget plus the fetch timeout.
+        assert seen["/x0.html"] == 2

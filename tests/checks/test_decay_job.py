@@ -359,8 +359,11 @@ def test_a_step_redone_after_its_commit_rewrites_its_rows_without_a_unique_failu
     job.refresh_from_db()
     if method == "walk":
         job.state["next"] = 0  # its last chunk too
-    ctx = JobContext(job, token=token, budget_seconds=30)
-    assert decay_job_module.decay_step(ctx)
+    # The exact job's graph and solution went with the finished job's scratch: it reads the graph again first.
+    steps = 1
+    while not decay_job_module.decay_step(JobContext(job, token=token, budget_seconds=30)):
+        steps += 1
+        assert steps <= 3
     assert sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay")) == before
     assert DecayFix.objects.filter(job=job).count() == 1
 
@@ -412,6 +415,72 @@ def test_a_walk_step_fetching_a_slow_site_returns_within_about_its_budget_and_th
     assert longest < 2 * budget + 1.5, longest
 
 
+def test_a_live_walk_step_stops_waiting_for_pages_slower_than_its_budget_and_reads_them_as_one_step_does(
+    crawl_site,
+):
+    """Pages the crawl did not reach answer in 1.2 s; steps of 0.5 s. A step returns at its deadline; the next one
+    waits for the fetches it left running, so each page is asked once and read as in a run in one step."""
+    import time as clock
+
+    from pytest_httpserver import HTTPServer
+    from werkzeug.wrappers import Response
+
+    from checks.models import DecayVisit
+
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.no_handler_status_code = 404
+    server.start()
+    try:
+        pages = [f"/p{i}.html" for i in range(6)]
+        seen: dict[str, int] = {}
+
+        def slow(request):
+            seen[request.path] = seen.get(request.path, 0) + 1
+            clock.sleep(1.2)
+            if request.path == "/p5.html":
+                return Response("<html>gone</html>", status=404, content_type="text/html")
+            links = "".join(f'<a href="{p}">{p}</a> ' for p in pages)
+            return Response(f"<html><body><p>Slow page.</p>{links}</body></html>", content_type="text/html")
+
+        server.expect_request("/").respond_with_data(
+            "<html><body>" + "".join(f'<a href="{p}">{p}</a> ' for p in pages) + "</body></html>",
+            content_type="text/html",
+        )
+        for page in pages:
+            server.expect_request(page).respond_with_handler(slow)
+        crawl = crawl_site(server.url_for("/"), max_pages=1, concurrency=4)
+        parameters = {"method": "walk", "walks": 200, "sigmas": [0.1], "external_depth": 0}
+
+        def run(budget: float) -> tuple[int, float, list]:
+            seen.clear()
+            job = job_start(kind="decay", crawl=crawl, parameters=parameters, enqueue=False)
+            steps, longest = 0, 0.0
+            while True:
+                started = clock.monotonic()
+                more = job_step(job_id=job.pk, budget_seconds=budget)
+                longest = max(longest, clock.monotonic() - started)
+                steps += 1
+                if not more or steps > 100:
+                    break
+            job.refresh_from_db()
+            assert job.status == AnalysisJob.Status.FINISHED, job.error
+            return (
+                steps,
+                longest,
+                sorted(DecayVisit.objects.filter(job=job).values_list("url", "state", "outlinks")),
+            )
+
+        _, _, whole = run(1000)
+        assert len(whole) == len(pages) and dict(seen) == {page: 1 for page in pages}
+        steps, longest, stepped = run(0.5)
+        assert steps >= 2 and longest < 1.0, (steps, longest)
+        assert stepped == whole
+        assert dict(seen) == {page: 1 for page in pages}  # none asked twice: the next step waited for it
+    finally:
+        server.clear()
+        server.stop()
+
+
 def test_an_exact_decay_job_in_tiny_steps_ends_with_the_rows_and_result_of_one_step(site_crawl, monkeypatch):
     monkeypatch.setattr(decay_job_module, "EXACT_PART", 1)
     parameters = {"method": "exact", "sigmas": [0.1, 0.3]}
@@ -429,6 +498,27 @@ def test_an_exact_decay_job_in_tiny_steps_ends_with_the_rows_and_result_of_one_s
     steps = 1
     while job_step(job_id=stepped.pk, budget_seconds=0.001):
         steps += 1
-    assert steps >= 4  # the solution, then a page's rows a step
+    assert steps >= 5  # the graph, the solution, then a page's rows a step
     assert outcome(stepped) == outcome(whole)
     assert not JobScratch.objects.filter(job=stepped).exists()
+
+
+def test_an_exact_job_reads_the_graph_in_one_step_and_solves_it_in_the_next(site_crawl):
+    """Reading a big crawl's graph and solving it took 2.1 s together at a 1-s budget: never in one step. The solve
+    works from the graph the first step kept, so a link added to the crawl in between changes nothing."""
+    job = job_start(
+        kind="decay", crawl=site_crawl, parameters={"method": "exact", "sigmas": [0.1]}, enqueue=False
+    )
+    assert job_step(job_id=job.pk, budget_seconds=1000)
+    job.refresh_from_db()
+    assert job.state["phase"] == "solve"
+    assert list(JobScratch.objects.filter(job=job).values_list("name", flat=True)) == ["exact:graph"]
+    assert not DecayScore.objects.filter(job=job).exists()
+
+    home = site_crawl.pages.get(url=site_crawl.site.url)
+    make_link(home, make_page(site_crawl, url=site_crawl.site.url + "late-gone.html", status_code=404))
+    assert not job_step(job_id=job.pk, budget_seconds=1000)
+    job.refresh_from_db()
+    assert job.status == AnalysisJob.Status.FINISHED, job.error
+    d_home, d_a = expected_decays()
+    assert DecayScore.objects.get(job=job, page=home).decay == pytest.approx(d_home)

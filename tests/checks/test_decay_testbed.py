@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from checks.decay.graph import crawl_graph
+from checks.decay.graph import crawl_graph, crawl_scope, graph_compact, graph_from_compact
 from checks.decay.services import DecayInputError, decay_exact, decay_url, decay_walk
 from checks.decay.solver import Kind, decay_solve, equation_one_residual
 from sites.models import Page
@@ -43,6 +44,22 @@ def test_a_crawl_reads_as_a_chain_whose_exact_solution_satisfies_equation_1(pyth
     assert decayed.dead_ends and all(share > 0 for _, share in decayed.dead_ends)
     assert result.fix_first and result.fix_first[0].gain >= result.fix_first[-1].gain
     assert all(fix.linked_from for fix in result.fix_first)
+
+
+def test_a_graph_kept_between_steps_comes_back_column_for_column_and_solves_the_same(python_docs):
+    import json
+
+    graph = crawl_graph(crawl=python_docs)
+    assert None in graph.page_ids  # link targets the crawl has no page for
+    kept = graph_from_compact(json.loads(json.dumps(graph_compact(graph))), scope=crawl_scope(python_docs))
+    assert kept.urls == graph.urls and kept.page_ids == graph.page_ids
+    for column in ("kinds", "settled", "internal", "sources", "targets"):
+        assert getattr(kept, column).dtype == getattr(graph, column).dtype
+        assert np.array_equal(getattr(kept, column), getattr(graph, column)), column
+    assert kept.scope_contains(graph.urls[0]) == graph.scope_contains(graph.urls[0])
+    assert decay_exact(crawl=python_docs, sigmas=SIGMAS, graph=kept).as_json() | {
+        "seconds": 0
+    } == decay_exact(crawl=python_docs, sigmas=SIGMAS, graph=graph).as_json() | {"seconds": 0}
 
 
 def test_walks_over_the_stored_links_agree_with_the_exact_decay_within_the_bound(python_docs):
