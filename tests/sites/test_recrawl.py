@@ -8,7 +8,7 @@ from sites.models import Link, Page, PageBody
 from sites.services.crawls import crawl_run, crawl_start
 from sites.services.reports import crawl_summary
 from sites.services.sites import site_create
-from tests.sites.recrawl_site import NOT_FOUND, ValidatingSite
+from tests.sites.recrawl_site import NOT_FOUND, ValidatingSite, crawl_snapshot
 from tests.sites.sitebuilder import html
 
 pytestmark = pytest.mark.django_db
@@ -134,3 +134,47 @@ def test_a_304_carries_over_the_extracts_of_the_extractors_the_recrawl_runs_and_
     assert same.not_modified == 4 and names(same) == names(first)
     without = crawl_run(crawl=crawl_start(site=site, enqueue=False, probe=False, extractors=()))
     assert without.not_modified == 4 and names(without) == []
+
+
+def test_a_recrawl_finds_exactly_what_a_full_crawl_of_the_site_finds_before_and_after_it_changes(
+    httpserver, user, django_user_model
+):
+    nofollow = '<meta name="robots" content="nofollow">'
+    served = ValidatingSite(
+        httpserver,
+        {
+            "/": html(
+                "Home", "/a", "/b", "/gone", "/moved", "http://elsewhere.invalid/x", "/a#top", "/a?y=2&x=1"
+            ),
+            "/a": html("A", "/", "/b", "/a/deeper", "a/c", "/a?x=1&y=2"),
+            "/a/c": html("C", "/a/deeper", "/img.png"),
+            "/b": html("B", "/a", "/hidden", extra=nofollow),
+            "/hidden": html("Hidden", "/"),
+            "/a/deeper": html("Deeper", "/b", "/", "/gone"),
+        },
+    )
+    served.redirects["/moved"] = "/a/deeper"
+    # External targets are left unchecked: a check is reused from the owner's cache (test_external_cache.py).
+    site = site_create(owner=user, url=served.root, check_external=False)
+    first = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False))
+    unchanged = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False))
+    answered = Page.objects.filter(crawl=first, status_code=200, redirects=[]).count()
+    assert unchanged.baseline_id == first.pk and unchanged.not_modified == answered == 6
+    assert crawl_snapshot(unchanged) == crawl_snapshot(first)
+
+    # A page rewritten with new links (one to a new page), a page gone, a redirect that now ends on a 404.
+    served.pages["/b"] = html("B, rewritten", "/a", "/new", extra=nofollow)
+    served.pages["/new"] = html("New", "/a/c", "/b")
+    del served.pages["/a/deeper"]
+    recrawl = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False))
+    assert recrawl.baseline_id == unchanged.pk and recrawl.not_modified == 4  # /, /a twice, /a/c
+    stranger = django_user_model.objects.create_user(username="stranger", password="pw-stranger-123")
+    full = crawl_run(
+        crawl=crawl_start(
+            site=site_create(owner=stranger, url=served.root, check_external=False),
+            requested_by=stranger,
+            enqueue=False,
+        )
+    )
+    assert full.baseline_id is None and full.not_modified == 0
+    assert crawl_snapshot(recrawl) == crawl_snapshot(full)
