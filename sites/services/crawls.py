@@ -24,7 +24,7 @@ from sites.crawler.extractors import extractors_for
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, completed, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
-from sites.crawler.urls import PatternError, compile_patterns, normalize_url
+from sites.crawler.urls import PatternError, compile_patterns, normalize_url, site_key
 from sites.limits import crawl_setting_problem
 from sites.models import BROKEN_CHECKED, Crawl, Page, RobotsFile, Site
 from sites.services.external_cache import external_cache_lookup
@@ -143,7 +143,7 @@ def crawl_start(
             )
         crawl = Crawl.objects.create(
             site=site,
-            baseline=crawl_baseline_for(site=site),
+            baseline=crawl_baseline_for(site=site, start_url=config.start_url),
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             settings=config.to_dict(),
             pages_queued=1,
@@ -155,11 +155,15 @@ def crawl_start(
     return crawl
 
 
-def crawl_baseline_for(*, site: Site) -> Crawl | None:
-    """The crawl a new crawl of `site` asks conditionally against: the site's newest finished one."""
-    return (
+def crawl_baseline_for(*, site: Site, start_url: str) -> Crawl | None:
+    """The crawl a new crawl of `site` from `start_url` asks conditionally against: the site's newest finished
+    one, if it crawled the same host (a 304's links are copied with their internal flag: frontier._copy_links)."""
+    newest = (
         Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk").first()
     )
+    if newest is None or site_key(newest.settings.get("start_url", "")) != site_key(start_url):
+        return None
+    return newest
 
 
 def crawl_enqueue(*, crawl: Crawl) -> int:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from pytest_httpserver import HTTPServer
 
 from sites.models import Link, Page, PageBody
 from sites.services.crawls import crawl_run, crawl_start
 from sites.services.reports import crawl_summary
 from sites.services.sites import site_create
 from tests.sites.recrawl_site import NOT_FOUND, ValidatingSite, crawl_snapshot
-from tests.sites.sitebuilder import html
+from tests.sites.sitebuilder import html, serve_site
 
 pytestmark = pytest.mark.django_db
 
@@ -178,3 +179,53 @@ def test_a_recrawl_finds_exactly_what_a_full_crawl_of_the_site_finds_before_and_
     )
     assert full.baseline_id is None and full.not_modified == 0
     assert crawl_snapshot(recrawl) == crawl_snapshot(full)
+
+
+@pytest.fixture
+def elsewhere():
+    """Another host, for external links."""
+    server = HTTPServer(host="127.0.0.2")
+    server.start()
+    serve_site(server, {"/ok": html("Elsewhere")}, robots="")
+    yield server
+    server.clear()
+    server.stop()
+
+
+def test_a_recrawl_checking_external_links_its_baseline_left_unchecked_links_them_as_a_full_crawl_does(
+    httpserver, user, django_user_model, elsewhere
+):
+    outside = [elsewhere.url_for("/ok"), elsewhere.url_for("/gone")]
+    served = ValidatingSite(
+        httpserver, {"/": html("Home", "/a", *outside), "/a": html("A", "/", outside[0], "/missing")}
+    )
+    site = site_create(owner=user, url=served.root, check_external=False)
+    first = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False))
+    assert not Link.objects.filter(crawl=first, is_internal=False, target__isnull=False).exists()
+    site.check_external = True
+    site.save()
+    recrawl = crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False))
+    assert recrawl.baseline_id == first.pk and recrawl.not_modified == 2
+    stranger = django_user_model.objects.create_user(username="stranger", password="pw-stranger-123")
+    full = crawl_run(
+        crawl=crawl_start(
+            site=site_create(owner=stranger, url=served.root), requested_by=stranger, enqueue=False
+        )
+    )
+    assert full.baseline_id is None
+    targets = Link.objects.filter(crawl=recrawl, is_internal=False).values_list(
+        "target__url", "target__verdict"
+    )
+    assert sorted(targets) == sorted([(outside[0], "ok"), (outside[1], "dead"), (outside[0], "ok")])
+    assert crawl_snapshot(recrawl) == crawl_snapshot(full)
+
+
+def test_a_site_whose_start_url_moved_to_another_host_is_crawled_in_full(httpserver, user, site_pages):
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_again(site, user)
+    site.url = served.root.replace("localhost", "127.0.0.1")
+    site.save()
+    moved = crawl_again(site, user)
+    assert first.status == moved.status == "finished"
+    assert moved.baseline_id is None and moved.not_modified == 0 and served.conditional == []
