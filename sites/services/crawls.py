@@ -235,12 +235,15 @@ def crawl_step(
     claims = 0
     with LeaseKeeper(crawl.pk, interval=lease / 4) as keeper:
         while True:
-            if not step_current(crawl.pk, generation):
+            # Asked before claiming and before looking for the end, not before writing a batch (its claim
+            # guards it): each question costs a recrawl a few milliseconds while the fetch threads run.
+            may_claim = (time.monotonic() < deadline or not claims) and _room_for_a_batch(
+                session, in_flight, batch_size, max_pages
+            )
+            if (may_claim or not in_flight) and not step_current(crawl.pk, generation):
                 sessions.drop(crawl.pk)
                 return StepResult(more=False)
-            if (time.monotonic() < deadline or not claims) and _room_for_a_batch(
-                session, in_flight, batch_size, max_pages
-            ):
+            if may_claim:
                 claimed = _claim_and_submit(crawl, session, _claim_size(in_flight, batch_size, config), lease)
                 claims += 1
                 if claimed is not None:
@@ -323,12 +326,12 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
         # first claim after a page of links took a site-sized batch, and each claim more delayed the last targets).
         pages += frontier_claim(crawl=crawl, size=threads - size, lease_seconds=lease, token=token)[1]
     _learn_stored_robots(crawl, session, [page.url for page in pages])
-    if session.probes is not None:
-        # Probes another worker already fetched for this crawl are reused, not fetched again.
-        session.probes.learn(
-            probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
-        )
     baseline = frontier_validators(crawl=crawl, pages=pages)
+    # Probes another worker already fetched for this crawl are reused, not fetched again; a page asked for
+    # conditionally needs none unless it changed (a recrawl's batches of 304s skip the query).
+    unvalidated = [page.url for page in pages if page.pk not in baseline]
+    if session.probes is not None and unvalidated:
+        session.probes.learn(probes_load(crawl=crawl, directories=session.probes.missing(unvalidated)))
     cached = external_cache_lookup(
         owner_id=crawl.site.owner_id,
         url_keys=[page.url_key for page in pages if not page.is_internal and not page.attempts],
