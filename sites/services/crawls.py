@@ -204,7 +204,8 @@ def crawl_step(
     """Fetch batches of the crawl's frontier for about `budget_seconds`; say whether more work is left.
 
     A step of task chain `generation` runs only if no step of its lane numbered `step` or later has started,
-    and stops as soon as the crawl has been re-enqueued under a newer generation (None: in-process, any)."""
+    and stops at its next claim (or look for the end) once the crawl has been re-enqueued under a newer generation
+    (None: in-process, any); a batch it writes before then is guarded by its claim."""
     if not step_begins(crawl_id, lane, generation, step):
         return StepResult(more=False)
     crawl = Crawl.objects.select_related("site").get(pk=crawl_id)
