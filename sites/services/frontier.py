@@ -244,6 +244,19 @@ class BaselinePage:
 REUSED_PER_STATEMENT = 1000
 
 
+def _baseline_rows_kept(reused: dict[int, BaselinePage]) -> dict[int, BaselinePage]:
+    """Those of the baseline rows read before the batch's transaction that are still there, held there until
+    it ends: their row, links, body and extracts are copied inside it, and a baseline deleted in between (its
+    crawl deleted by hand) would leave the pages that answered 304 with nothing."""
+    if not reused:
+        return reused
+    present = Page.objects.filter(pk__in=list(reused))
+    if connection.features.has_select_for_update:
+        present = present.select_for_update()
+    kept = set(present.values_list("id", flat=True))
+    return {baseline_id: page for baseline_id, page in reused.items() if baseline_id in kept}
+
+
 def _reused_chunks(copied: list[tuple[int, int]], answered_ms: list[int | None] | None = None):
     """The pages that answered 304 as a common table `reused (ord, page_id, baseline_id, response_ms)` of
     VALUES, in chunks: (the WITH clause, its parameters). One statement a chunk, not one a page: an executemany
@@ -436,6 +449,7 @@ def frontier_record(
             # Cancelled (or ended) while the batch was out: nothing more is stored, so the count the user saw
             # when cancelling is the count kept. The crawl's row lock orders this against crawl_cancel.
             return stats
+        reused = _baseline_rows_kept(reused)
         for outcome in outcomes:
             stats.requests += outcome.requests
             stats.bytes_received += outcome.bytes_received

@@ -119,6 +119,36 @@ def test_a_304_whose_baseline_crawl_was_deleted_meanwhile_is_fetched_again_in_fu
     assert Page.objects.get(crawl=second, depth=0).title == "Home"
 
 
+def test_a_304_whose_baseline_was_deleted_after_it_was_read_is_fetched_again_in_full(
+    httpserver, user, site_pages
+):
+    served = ValidatingSite(httpserver, site_pages)
+    site = site_create(owner=user, url=served.root)
+    first = crawl_again(site, user)
+    second = crawl_start(site=site, requested_by=user, enqueue=False, probe=False)
+    # The baseline's rows are read before the batch's transaction and copied inside it: delete in between.
+    from sites.services import frontier
+
+    real = frontier._baseline_pages
+
+    def read_then_gone(crawl, outcomes):
+        found = real(crawl, outcomes)
+        Page.objects.filter(crawl_id=first.pk).delete()
+        return found
+
+    frontier._baseline_pages = read_then_gone
+    try:
+        second = crawl_run(crawl=second)
+    finally:
+        frontier._baseline_pages = real
+    assert second.status == "finished"
+    pages = Page.objects.filter(crawl=second)
+    assert pages.filter(state=Page.State.DONE).count() == 5 and not pages.filter(not_modified=True).exists()
+    assert pages.get(depth=0).title == "Home" and PageBody.objects.filter(page__crawl=second).count() == 5
+    links = Link.objects.filter(crawl=second)
+    assert links.count() == 8 and not links.filter(target__isnull=True).exists()
+
+
 def test_a_304_carries_over_the_extracts_of_the_extractors_the_recrawl_runs_and_no_others(
     httpserver, user, site_pages
 ):
