@@ -32,7 +32,7 @@ from benchmarks.crawl import (  # noqa: E402
     testbed_problem,
 )
 
-FIELDS = ("pages", "seconds", "bytes_received", "not_modified", "requests")
+FIELDS = ("pages", "seconds", "cpu_seconds", "bytes_received", "not_modified", "requests")
 
 
 def measure(site_name: str, concurrency: int) -> dict:
@@ -48,12 +48,14 @@ def measure(site_name: str, concurrency: int) -> dict:
     options = {"concurrency": concurrency, "delay": 0, "max_pages": MAX_PAGES, "check_external": False}
     figures = {}
     for label in ("first", "second"):
-        crawl, seconds, _ = _crawl_in_process(lambda: crawl_start(site=site, enqueue=False, **options))
+        crawl, seconds, cpu = _crawl_in_process(lambda: crawl_start(site=site, enqueue=False, **options))
         if crawl.status != Crawl.Status.FINISHED:
             raise RuntimeError(f"crawl {crawl.pk} ended {crawl.status}: {crawl.error}")
         figures[label] = {
             "pages": crawl.pages_done,
             "seconds": seconds,
+            # This process and its page readers: steadier than seconds on a shared machine.
+            "cpu_seconds": cpu,
             "bytes_received": crawl.bytes_received,
             "not_modified": crawl.not_modified,
             "requests": crawl.requests_made,
@@ -101,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     print(
         f"{'site':9} {'crawl':7} {'pages':>6} {'seconds':>8} {'bytes':>11} {'304s':>6} "
-        f"{'bytes 2nd/1st':>13} {'time 2nd/1st':>12} {'304 share':>9}  load {os.getloadavg()[0]:.1f}"
+        f"{'bytes 2nd/1st':>13} {'time 2nd/1st':>12} {'304 share':>9} {'CPU 2nd/1st':>11}  "
+        f"load {os.getloadavg()[0]:.1f}"
     )
     for site_name in sites:
         runs = []
@@ -111,7 +114,9 @@ def main(argv: list[str] | None = None) -> int:
             first, second = run["first"], run["second"]
             print(
                 f"  [{repetition + 1}/{args.repeat}] {site_name}: {first['seconds']:.2f} s -> "
-                f"{second['seconds']:.2f} s, {first['bytes_received']} -> {second['bytes_received']} bytes, "
+                f"{second['seconds']:.2f} s (ratio {second['seconds'] / first['seconds']:.3f}; CPU "
+                f"{first['cpu_seconds']:.2f} -> {second['cpu_seconds']:.2f} s), "
+                f"{first['bytes_received']} -> {second['bytes_received']} bytes, "
                 f"{second['not_modified']}/{second['pages']} answered 304",
                 file=sys.stderr,
                 flush=True,
@@ -129,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                 share = statistics.median(
                     run["second"]["not_modified"] / run["second"]["pages"] for run in runs
                 )
-                ratios = f"{byte_ratio:13.3f} {time_ratio:12.3f} {share:9.3f}"
+                cpu_ratio = statistics.median(
+                    run["second"]["cpu_seconds"] / run["first"]["cpu_seconds"] for run in runs
+                )
+                ratios = f"{byte_ratio:13.3f} {time_ratio:12.3f} {share:9.3f} {cpu_ratio:11.3f}"
             print(
                 f"{site_name:9} {label:7} {median['pages']:6g} {median['seconds']:8.2f} "
                 f"{median['bytes_received']:11g} {median['not_modified']:6g} {ratios}"

@@ -104,3 +104,14 @@ class CrawlFigures(models.Model):
 
     def __str__(self) -> str:
         return f"figures of crawl {self.crawl_id}"
+
+
+class WaitingAlert(models.Model):
+    """A scheduled crawl whose alerts wait for the analyses its schedule started (watch.services.alerts): sent,
+    and this row deleted, when the last of them ends."""
+
+    crawl = models.OneToOneField(Crawl, on_delete=models.CASCADE, primary_key=True, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"alerts of crawl {self.crawl_id}, waiting"

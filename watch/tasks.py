@@ -18,6 +18,12 @@ def schedules_run_due() -> list[int]:
     return schedules.schedules_run_due()
 
 
+@shared_task
+def alerts_send_waiting() -> list[int]:
+    """Beat, once a minute: send the alerts whose crawl's analyses ended unheard, or that waited too long."""
+    return alerts.alerts_send_waiting()
+
+
 @shared_task(bind=True)
 def webhook_deliver(self, delivery_id: int) -> str:
     """POST one alert; retried with backoff (Celery retries) until delivered, refused for good or out of tries."""

@@ -238,6 +238,8 @@ CELERY_BEAT_SCHEDULE = {
 WEBAUDIT_CRAWL_COMPARERS = ["watch.services.schedules:site_compares_crawls"]
 # Site schedules (watch/): beat looks for schedules whose time has come once a minute (docs/operations.md).
 CELERY_BEAT_SCHEDULE["run-due-schedules"] = {"task": "watch.tasks.schedules_run_due", "schedule": 60.0}
+# Alerts waiting for their crawl's analyses are sent by the analyses' end; beat sends any whose end went unheard.
+CELERY_BEAT_SCHEDULE["send-waiting-alerts"] = {"task": "watch.tasks.alerts_send_waiting", "schedule": 60.0}
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 CELERY_TIMEZONE = TIME_ZONE
 
@@ -305,6 +307,9 @@ WEBAUDIT_CRAWL_FINISHED_HOOKS = [
     "mwim.services:mwim_crawl_finished",
     "watch.services.alerts:watch_crawl_finished",
 ]
+# Functions ("module:function", called with job=) run once an analysis job has ended (finished, failed or
+# cancelled): a scheduled crawl's alert waits for its analyses (docs/watching.md). An exception is logged.
+WEBAUDIT_JOB_ENDED_HOOKS = ["watch.services.alerts:watch_job_ended"]
 # MWIM (docs/mwim.md): the public base URL of this deployment, for the URLs written into extended sitemaps
 # ("https://audit.example.com"); empty: the URL each request came in on.
 WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")

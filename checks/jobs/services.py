@@ -15,6 +15,7 @@ from django.db import DatabaseError, IntegrityError
 from django.db.models import Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from checks.jobs.context import JobContext, JobError, JobInputError, JobStopped
 from checks.jobs.keeper import HeartbeatKeeper
@@ -126,6 +127,7 @@ def job_step(
             fields["result"] = context.result
         if mine.update(**fields):
             _scratch_drop(job_id)
+            job_ended_hooks_run(job_id=job_id)
         return False
     return bool(mine.update(step_token=None, heartbeat_at=timezone.now()))
 
@@ -162,6 +164,7 @@ def job_fail(*, job_id: int, error: str) -> bool:
     )
     if failed:
         _scratch_drop(job_id)
+        job_ended_hooks_run(job_id=job_id)
     return bool(failed)
 
 
@@ -173,7 +176,22 @@ def job_cancel(*, job: AnalysisJob) -> bool:
     if cancelled:
         _scratch_drop(job.pk)
     job.refresh_from_db()
+    if cancelled:
+        job_ended_hooks_run(job_id=job.pk)
     return bool(cancelled)
+
+
+def job_ended_hooks_run(*, job_id: int) -> None:
+    """Call each of settings.WEBAUDIT_JOB_ENDED_HOOKS with the job that just ended (finished, failed or
+    cancelled: once, by whoever ended it); one that fails is only logged."""
+    job = AnalysisJob.objects.select_related("crawl", "site").filter(pk=job_id).first()
+    if job is None:
+        return
+    for path in settings.WEBAUDIT_JOB_ENDED_HOOKS:
+        try:
+            import_string(path.replace(":", "."))(job=job)
+        except Exception:  # what follows an analysis must never change how the analysis ended
+            log.exception("job-ended hook %s failed for analysis job %s", path, job_id)
 
 
 def jobs_resume_stalled() -> list[int]:

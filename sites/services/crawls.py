@@ -24,7 +24,7 @@ from sites.crawler.extractors import extractors_for
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome, completed, sessions
 from sites.crawler.reading import shared_reader
 from sites.crawler.soft404.errors import ModelVersionError
-from sites.crawler.urls import PatternError, compile_patterns, normalize_url
+from sites.crawler.urls import PatternError, compile_patterns, normalize_url, site_key
 from sites.limits import crawl_setting_problem
 from sites.models import BROKEN_CHECKED, Crawl, Page, RobotsFile, Site
 from sites.services.external_cache import external_cache_lookup
@@ -143,7 +143,7 @@ def crawl_start(
             )
         crawl = Crawl.objects.create(
             site=site,
-            baseline=crawl_baseline_for(site=site),
+            baseline=crawl_baseline_for(site=site, start_url=config.start_url),
             requested_by=requested_by if getattr(requested_by, "pk", None) else None,
             settings=config.to_dict(),
             pages_queued=1,
@@ -155,11 +155,15 @@ def crawl_start(
     return crawl
 
 
-def crawl_baseline_for(*, site: Site) -> Crawl | None:
-    """The crawl a new crawl of `site` asks conditionally against: the site's newest finished one."""
-    return (
+def crawl_baseline_for(*, site: Site, start_url: str) -> Crawl | None:
+    """The crawl a new crawl of `site` from `start_url` asks conditionally against: the site's newest finished
+    one, if it crawled the same host (a 304's links are copied with their internal flag: frontier._copy_links)."""
+    newest = (
         Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk").first()
     )
+    if newest is None or site_key(newest.settings.get("start_url", "")) != site_key(start_url):
+        return None
+    return newest
 
 
 def crawl_enqueue(*, crawl: Crawl) -> int:
@@ -200,7 +204,8 @@ def crawl_step(
     """Fetch batches of the crawl's frontier for about `budget_seconds`; say whether more work is left.
 
     A step of task chain `generation` runs only if no step of its lane numbered `step` or later has started,
-    and stops as soon as the crawl has been re-enqueued under a newer generation (None: in-process, any)."""
+    and stops at its next claim (or look for the end) once the crawl has been re-enqueued under a newer generation
+    (None: in-process, any); a batch it writes before then is guarded by its claim."""
     if not step_begins(crawl_id, lane, generation, step):
         return StepResult(more=False)
     crawl = Crawl.objects.select_related("site").get(pk=crawl_id)
@@ -231,12 +236,15 @@ def crawl_step(
     claims = 0
     with LeaseKeeper(crawl.pk, interval=lease / 4) as keeper:
         while True:
-            if not step_current(crawl.pk, generation):
+            # Asked before claiming and before looking for the end, not before writing a batch (its claim
+            # guards it): each question costs a recrawl a few milliseconds while the fetch threads run.
+            may_claim = (time.monotonic() < deadline or not claims) and _room_for_a_batch(
+                session, in_flight, batch_size, max_pages
+            )
+            if (may_claim or not in_flight) and not step_current(crawl.pk, generation):
                 sessions.drop(crawl.pk)
                 return StepResult(more=False)
-            if (time.monotonic() < deadline or not claims) and _room_for_a_batch(
-                session, in_flight, batch_size, max_pages
-            ):
+            if may_claim:
                 claimed = _claim_and_submit(crawl, session, _claim_size(in_flight, batch_size, config), lease)
                 claims += 1
                 if claimed is not None:
@@ -319,12 +327,12 @@ def _claim_and_submit(crawl: Crawl, session: CrawlSession, size: int, lease: flo
         # first claim after a page of links took a site-sized batch, and each claim more delayed the last targets).
         pages += frontier_claim(crawl=crawl, size=threads - size, lease_seconds=lease, token=token)[1]
     _learn_stored_robots(crawl, session, [page.url for page in pages])
-    if session.probes is not None:
-        # Probes another worker already fetched for this crawl are reused, not fetched again.
-        session.probes.learn(
-            probes_load(crawl=crawl, directories=session.probes.missing([p.url for p in pages]))
-        )
     baseline = frontier_validators(crawl=crawl, pages=pages)
+    # Probes another worker already fetched for this crawl are reused, not fetched again; a page asked for
+    # conditionally needs none unless it changed (a recrawl's batches of 304s skip the query).
+    unvalidated = [page.url for page in pages if page.pk not in baseline]
+    if session.probes is not None and unvalidated:
+        session.probes.learn(probes_load(crawl=crawl, directories=session.probes.missing(unvalidated)))
     cached = external_cache_lookup(
         owner_id=crawl.site.owner_id,
         url_keys=[page.url_key for page in pages if not page.is_internal and not page.attempts],

@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 import uuid
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from datetime import timedelta
+from functools import partial
+from itertools import groupby
+from typing import NamedTuple
 
 from django.db import connection, transaction
 from django.db.models import DateTimeField, F, Max, Min, Q, Value
@@ -67,35 +72,56 @@ def frontier_claim(
     """Claim up to `size` URLs, shallowest first (breadth-first, so a page's depth is its shortest path), under a
     new claim token or `token` (adding to a batch claimed under it).
 
-    Two queries, each walking the (crawl, state, depth, id) index from its start: claims gone stale first
+    Two statements, each walking the (crawl, state, depth, id) index from its start: claims gone stale first
     (their worker died), then queued pages. One query with an OR of both made SQLite sort every queued page of
-    the crawl for each batch, a cost that grew with the crawl (docs/benchmarks.md, "Generated sites")."""
+    the crawl for each batch, a cost that grew with the crawl (docs/benchmarks.md, "Generated sites"). Each is an
+    UPDATE … RETURNING of the rows it claims: a statement costs a recrawl more than its work (the fetch threads
+    hold the interpreter while it waits on the database), and three a claim were a tenth of a recrawl."""
     token, now = token or uuid.uuid4(), timezone.now()
     stale = now - timedelta(seconds=lease_seconds)
+    pages: list[Page] = []
     with transaction.atomic():
-        ids: list[int] = []
         for claimable in (
             Page.objects.filter(crawl=crawl, state=Page.State.CLAIMED, claimed_at__lt=stale),
             Page.objects.filter(crawl=crawl, state=Page.State.QUEUED).filter(
                 Q(not_before__isnull=True) | Q(not_before__lte=now)
             ),
         ):
-            candidates = claimable.order_by("depth", "id")
-            if connection.features.has_select_for_update_skip_locked:
-                candidates = candidates.select_for_update(skip_locked=True)
-            ids += candidates.values_list("id", flat=True)[: size - len(ids)]
-            if len(ids) >= size:
+            pages += _claim_rows(claimable, size - len(pages), token, now)
+            if len(pages) >= size:
                 break
-        if ids:
-            Page.objects.filter(id__in=ids).update(
-                state=Page.State.CLAIMED, claim_token=token, claimed_at=now
-            )
-    pages = list(
-        Page.objects.filter(id__in=ids, claim_token=token).only(
-            "id", "url", "url_key", "depth", "is_internal", "attempts"
-        )
-    )
+    pages.sort(key=lambda page: (page.depth, page.pk))
     return token, pages
+
+
+CLAIMED_FIELDS = ("id", "url", "url_key", "depth", "is_internal", "attempts")
+
+
+def _claim_rows(claimable, size: int, token: uuid.UUID, now) -> list[Page]:
+    """Claim the first `size` rows of `claimable` (by depth, then id) in one statement; the pages claimed."""
+    candidates = claimable.order_by("depth", "id")
+    if connection.features.has_select_for_update_skip_locked:
+        candidates = candidates.select_for_update(skip_locked=True)
+    select, params = candidates.values("id")[:size].query.sql_with_params()
+    field = Page._meta.get_field
+    table, quote = Page._meta.db_table, connection.ops.quote_name
+    sql = (
+        f"UPDATE {table} SET state = %s, claim_token = %s, claimed_at = %s WHERE id IN ({select}) "
+        f"RETURNING {', '.join(quote(field(name).column) for name in CLAIMED_FIELDS)}"
+    )
+    values = [
+        Page.State.CLAIMED,
+        field("claim_token").get_db_prep_save(token, connection),
+        field("claimed_at").get_db_prep_save(now, connection),
+        *params,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        rows = cursor.fetchall()
+    return [
+        Page.from_db(connection.alias, CLAIMED_FIELDS, (pk, url, key, depth, bool(internal), attempts))
+        for pk, url, key, depth, internal, attempts in rows
+    ]
 
 
 def frontier_validators(*, crawl: Crawl, pages: list[Page]) -> dict[int, Validators]:
@@ -202,8 +228,53 @@ REUSED_FIELDS = (
 
 @dataclass
 class BaselinePage:
-    fields: dict
+    """What a batch needs in Python of a baseline page that answered 304: its verdict (for the crawl's counters),
+    whether it said nofollow, and the links of it that may lead to a URL this crawl has not admitted (to admit).
+    The rest of its row, its links, body and extracts are copied in the database (_reuse_rows, _copy_links,
+    _copy_stored)."""
+
+    verdict: str
+    error_kind: str
+    nofollow: bool
     parsed: ParsedPage = field(default_factory=ParsedPage)
+    keyless: set[str] = field(default_factory=set)  # URLs of links the baseline gave no target
+
+
+# Pages of a batch's 304s copied from their baseline rows per statement (4 parameters each).
+REUSED_PER_STATEMENT = 1000
+
+
+def _baseline_rows_kept(reused: dict[int, BaselinePage]) -> dict[int, BaselinePage]:
+    """Those of the baseline rows read before the batch's transaction that are still there, held there until
+    it ends: their row, links, body and extracts are copied inside it, and a baseline deleted in between (its
+    crawl deleted by hand) would leave the pages that answered 304 with nothing."""
+    if not reused:
+        return reused
+    present = Page.objects.filter(pk__in=list(reused))
+    if connection.features.has_select_for_update:
+        present = present.select_for_update()
+    kept = set(present.values_list("id", flat=True))
+    return {baseline_id: page for baseline_id, page in reused.items() if baseline_id in kept}
+
+
+def _reused_chunks(copied: list[tuple[int, int]], answered_ms: list[int | None] | None = None):
+    """The pages that answered 304 as a common table `reused (ord, page_id, baseline_id, response_ms)` of
+    VALUES, in chunks: (the WITH clause, its parameters). One statement a chunk, not one a page: an executemany
+    gives up the interpreter for every row, and the fetch threads take it each time."""
+    answered_ms = answered_ms or [None] * len(copied)
+    for start in range(0, len(copied), REUSED_PER_STATEMENT):
+        chunk = copied[start : start + REUSED_PER_STATEMENT]
+        # Typed in the first row, for PostgreSQL: a column of NULLs would otherwise be text.
+        first = "(CAST(%s AS integer), CAST(%s AS bigint), CAST(%s AS bigint), CAST(%s AS integer))"
+        rows = [first] + ["(%s, %s, %s, %s)"] * (len(chunk) - 1)
+        params = [
+            value
+            for ordinal, ((page_id, baseline_id), elapsed) in enumerate(
+                zip(chunk, answered_ms[start : start + len(chunk)], strict=True)
+            )
+            for value in (ordinal, page_id, baseline_id, elapsed)
+        ]
+        yield f"WITH reused (ord, page_id, baseline_id, response_ms) AS (VALUES {', '.join(rows)}) ", params
 
 
 def _copy_stored(copied: list[tuple[int, int]], *, extractors: list[str]) -> None:
@@ -213,42 +284,55 @@ def _copy_stored(copied: list[tuple[int, int]], *, extractors: list[str]) -> Non
     if not copied:
         return
     body, extract = PageBody._meta.db_table, PageExtract._meta.db_table
+    names = ", ".join(["%s"] * len(extractors))
     with connection.cursor() as cursor:
-        cursor.executemany(
-            f"INSERT INTO {body} (page_id, data, encoding) SELECT %s, data, encoding FROM {body} WHERE page_id = %s",
-            copied,
-        )
-        for name in extractors:
-            cursor.executemany(
-                f"INSERT INTO {extract} (page_id, name, data) SELECT %s, name, data FROM {extract} "
-                "WHERE page_id = %s AND name = %s",
-                [(page_id, baseline_id, name) for page_id, baseline_id in copied],
+        for reused, params in _reused_chunks(copied):
+            cursor.execute(
+                f"{reused}INSERT INTO {body} (page_id, data, encoding) SELECT reused.page_id, stored.data, "
+                f"stored.encoding FROM reused JOIN {body} AS stored ON stored.page_id = reused.baseline_id",
+                params,
             )
+            if extractors:
+                cursor.execute(
+                    f"{reused}INSERT INTO {extract} (page_id, name, data) SELECT reused.page_id, stored.name, "
+                    f"stored.data FROM reused JOIN {extract} AS stored ON stored.page_id = reused.baseline_id "
+                    f"WHERE stored.name IN ({names})",
+                    [*params, *extractors],
+                )
 
 
 def _baseline_pages(crawl: Crawl, outcomes: list[PageOutcome]) -> dict[int, BaselinePage]:
-    """The baseline rows the 304 answers of a batch reuse, by baseline page id: fields and links, read in two
-    queries before the batch's transaction (bodies and extracts are copied in the database: _copy_stored)."""
+    """The baseline rows the 304 answers of a batch reuse, by baseline page id, read in two queries before the
+    batch's transaction: verdict and nofollow, and the links whose target this crawl has not admitted (by the
+    baseline's key of it; every link when the baseline had none). Only those can lead to a new URL: on an
+    unchanged site they are a few external links a page, not its ~20 (postgres docs) to ~300 (python docs)."""
     ids = [outcome.job.baseline.page_id for outcome in outcomes]
     if not ids:
         return {}
     found = {
-        row.pop("id"): BaselinePage(fields={**row, "not_modified": True})
-        for row in Page.objects.filter(pk__in=ids, crawl_id=crawl.baseline_id).values("id", *REUSED_FIELDS)
+        baseline_id: BaselinePage(verdict=verdict, error_kind=error_kind, nofollow=nofollow)
+        for baseline_id, verdict, error_kind, nofollow in Page.objects.filter(
+            pk__in=ids, crawl_id=crawl.baseline_id
+        ).values_list("id", "verdict", "error_kind", "nofollow")
     }
-    # By source alone, so the source's index is walked: with the crawl too, SQLite chose the (crawl, id) index
-    # and read every link of the baseline for each batch (2.5 s of a 6 s recrawl of the python docs).
     if not found:
         return found
-    # Read through the cursor: Django's converters cost more than the query on the ~300 links a page holds.
-    links = Link.objects.filter(source_id__in=list(found)).order_by("source_id", "id")
-    sql, params = links.values_list(
-        "source_id", "target_url", "text", "tag", "nofollow"
-    ).query.sql_with_params()
+    page, link = Page._meta.db_table, Link._meta.db_table
+    marks = ", ".join(["%s"] * len(found))
+    # By source, so the source's index is walked: with the crawl too, SQLite chose the (crawl, id) index and
+    # read every link of the baseline for each batch (2.5 s of a 6 s recrawl of the python docs).
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        for source_id, url, text, tag, nofollow in cursor.fetchall():
-            found[source_id].parsed.links.append(ExtractedLink(url, text, tag, bool(nofollow)))
+        cursor.execute(
+            f"SELECT link.source_id, link.target_url, old.id IS NULL FROM {link} AS link "
+            f"LEFT JOIN {page} AS old ON old.id = link.target_id "
+            f"LEFT JOIN {page} AS target ON target.crawl_id = %s AND target.url_key = old.url_key "
+            f"WHERE link.source_id IN ({marks}) AND target.id IS NULL ORDER BY link.source_id, link.id",
+            [crawl.pk, *found],
+        )
+        for source_id, url, keyless in cursor.fetchall():
+            found[source_id].parsed.links.append(ExtractedLink(url, "", ""))
+            if keyless:
+                found[source_id].keyless.add(url)
     return found
 
 
@@ -341,15 +425,14 @@ def frontier_record(
     one transaction (so a worker killed at any point leaves counters that match the pages)."""
     stats, now = RecordStats(), timezone.now()
     by_id = {page.pk: page for page in pages}
-    discovered: list[tuple[Page, ParsedPage, bool]] = []
+    discovered: list[Discovered] = []
     bodies: list[PageBody] = []
     extracts: list[PageExtract] = []
     done: list[tuple[int, dict]] = []
     retried: list[Page] = []
     reused = _baseline_pages(crawl, [o for o in outcomes if o.not_modified])
-    copied: list[
-        tuple[int, int]
-    ] = []  # (page id, baseline page id) of the 304s, whose body and extracts carry over
+    copied: list[tuple[int, int]] = []  # (page id, baseline page id) of the 304s: their rows carry over
+    answered_ms: list[int | None] = []  # and how fast each answered
     checked_external: list[tuple[str, str, dict]] = []  # (url_key, url, fields) to keep for later crawls
     # User patterns and URL keys are worked out before the transaction: nothing a user typed runs while the
     # database's write lock is held (docs/crawling.md, "Scope").
@@ -366,6 +449,7 @@ def frontier_record(
             # Cancelled (or ended) while the batch was out: nothing more is stored, so the count the user saw
             # when cancelling is the count kept. The crawl's row lock orders this against crawl_cancel.
             return stats
+        reused = _baseline_rows_kept(reused)
         for outcome in outcomes:
             stats.requests += outcome.requests
             stats.bytes_received += outcome.bytes_received
@@ -379,18 +463,15 @@ def frontier_record(
                     page.claim_token = page.claimed_at = page.not_before = None
                     retried.append(page)
                     continue
-                fields = {**baseline.fields, "response_ms": outcome.result.elapsed_ms, "fetched_at": now}
-                done.append((page.pk, fields))
                 stats.pages += 1
                 stats.not_modified += 1
-                stats.failed += counts_as_broken(
-                    verdict=fields["verdict"], error_kind=fields.get("error_kind")
-                )
+                stats.failed += counts_as_broken(verdict=baseline.verdict, error_kind=baseline.error_kind)
                 copied.append((page.pk, outcome.job.baseline.page_id))
-                if baseline.parsed.links:
-                    discovered.append(
-                        (page, baseline.parsed, not fields["nofollow"] or not config.obey_robots)
-                    )
+                answered_ms.append(outcome.result.elapsed_ms)
+                follow = not baseline.nofollow or not config.obey_robots
+                discovered.append(
+                    Discovered(page, baseline.parsed, follow, outcome.job.baseline.page_id, baseline.keyless)
+                )
                 continue
             if outcome.retry_in is not None:
                 page.state, page.attempts = Page.State.QUEUED, page.attempts + 1
@@ -416,8 +497,11 @@ def frontier_record(
                 PageExtract(page=page, name=name, data=data) for name, data in outcome.extracts.items()
             )
             if outcome.parsed and outcome.parsed.links:
-                discovered.append((page, outcome.parsed, not outcome.nofollow or not config.obey_robots))
+                discovered.append(
+                    Discovered(page, outcome.parsed, not outcome.nofollow or not config.obey_robots)
+                )
         _update_done(done)
+        _reuse_rows(copied, answered_ms, now)
         Page.objects.bulk_update(retried, RETRY_FIELDS)
         PageBody.objects.bulk_create(bodies, batch_size=100)
         PageExtract.objects.bulk_create(extracts, batch_size=100)
@@ -491,12 +575,78 @@ def _update_done(done: list[tuple[int, dict]]) -> None:
             cursor.executemany(sql, rows)
 
 
+def _reuse_rows(copied: list[tuple[int, int]], answered_ms: list[int | None], now) -> None:
+    """Write the pages that answered 304 as their baseline rows (REUSED_FIELDS), copied in the database: reading
+    the rows into Python and writing them back cost 1.5 s of a 2.5 s recrawl of the postgres docs."""
+    if not copied:
+        return
+    quote, table = connection.ops.quote_name, Page._meta.db_table
+    columns = [quote(Page._meta.get_field(name).column) for name in REUSED_FIELDS]
+    assignments = ", ".join(f"{column} = baseline.{column}" for column in columns)
+    done, reused = Page.State.DONE, Page._meta.get_field("not_modified").get_db_prep_save(True, connection)
+    fetched_at = Page._meta.get_field("fetched_at").get_db_prep_save(now, connection)
+    with connection.cursor() as cursor:
+        for with_reused, params in _reused_chunks(copied, answered_ms):
+            cursor.execute(
+                f"{with_reused}UPDATE {table} SET {assignments}, response_ms = reused.response_ms, state = %s, "
+                "claim_token = NULL, not_modified = %s, fetched_at = %s "
+                f"FROM reused JOIN {table} AS baseline ON baseline.id = reused.baseline_id "
+                f"WHERE {table}.id = reused.page_id",
+                [*params, done, reused, fetched_at],
+            )
+
+
+# Page ids by key of the crawls this process records, newest used last. A page's id never changes once its URL is
+# admitted, and a batch links mostly to URLs earlier batches saw (navigation): looking them all up again cost each
+# batch two or three queries of 900 keys. At most this many crawls, and keys a crawl (then emptied and refilled).
+IDS_KEPT_CRAWLS = 8
+IDS_KEPT_KEYS = 200_000
+_page_ids: OrderedDict[tuple, dict[str, int]] = OrderedDict()
+_page_ids_lock = threading.Lock()
+
+
+def _remembered_ids(crawl: Crawl) -> dict[str, int]:
+    # With its creation time: a crawl id handed out again (a rolled-back transaction's, on SQLite) is another crawl.
+    crawl_key = (connection.alias, crawl.pk, crawl.created_at)
+    with _page_ids_lock:
+        ids = _page_ids.pop(crawl_key, None)
+        if ids is None or len(ids) > IDS_KEPT_KEYS:
+            ids = {}
+        _page_ids[crawl_key] = ids
+        while len(_page_ids) > IDS_KEPT_CRAWLS:
+            _page_ids.popitem(last=False)
+        return ids
+
+
+def _known_ids(crawl: Crawl, keys: set[str]) -> dict[str, int]:
+    """The ids of the crawl's pages among `keys`: remembered, else looked up (and remembered)."""
+    remembered = _remembered_ids(crawl)
+    found = {key: remembered[key] for key in keys if key in remembered}
+    missing = sorted(keys - found.keys())
+    if missing:
+        looked_up = _existing_ids(crawl, missing)
+        remembered.update(looked_up)  # committed rows only: this batch has inserted none yet
+        found.update(looked_up)
+    return found
+
+
 def _existing_ids(crawl: Crawl, keys: list[str]) -> dict[str, int]:
     found: dict[str, int] = {}
     for start in range(0, len(keys), KEY_SLICE):
         chunk = keys[start : start + KEY_SLICE]
         found.update(Page.objects.filter(crawl=crawl, url_key__in=chunk).values_list("url_key", "id"))
     return found
+
+
+class Discovered(NamedTuple):
+    """A page recorded with links: those its reading found, or, for a page that answered 304 (`baseline_id`),
+    those of its baseline row that may lead to a URL not admitted yet (its links are copied: _copy_links)."""
+
+    source: Page
+    parsed: ParsedPage
+    follow: bool
+    baseline_id: int | None = None
+    keyless: set[str] | None = None  # of a 304: URLs of links its baseline gave no target
 
 
 @dataclass
@@ -509,18 +659,19 @@ class JudgedLinks:
 
 
 def _judge_links(scope: CrawlScope, parsed_pages: list[ParsedPage]) -> JudgedLinks:
-    # Pages of one site repeat the same navigation links: judge each distinct URL once.
+    # Pages of one site repeat the same navigation links: judge each distinct URL once a batch, and look up what
+    # earlier batches found (page_key and the scope's placement remember).
     distinct = {link.url for parsed in parsed_pages for link in parsed.links}
-    same_site = {url: scope.same_site(url) for url in distinct}
+    placements = {url: scope.placement(url) for url in distinct}
     return JudgedLinks(
         keys={url: page_key(url) for url in distinct},
-        same_site=same_site,
-        in_scope={url: same_site[url] and scope.contains(url) for url in distinct},
+        same_site={url: placed[0] for url, placed in placements.items()},
+        in_scope={url: placed[1] for url, placed in placements.items()},
     )
 
 
 def _admit_and_link(
-    crawl: Crawl, judged: JudgedLinks, config: CrawlConfig, discovered: list[tuple[Page, ParsedPage, bool]]
+    crawl: Crawl, judged: JudgedLinks, config: CrawlConfig, discovered: list[Discovered]
 ) -> tuple[int, int]:
     """Create frontier rows for new URLs within the limits, then one Link row per link found; return the links
     written and the URLs admitted."""
@@ -528,7 +679,7 @@ def _admit_and_link(
         return 0, 0
     keys, same_site, in_scope = judged.keys, judged.same_site, judged.in_scope
     wanted: dict[str, tuple[str, int, bool]] = {}  # key -> (url, depth, internal)
-    for source, parsed, follow in discovered:
+    for source, parsed, follow, *_ in discovered:
         for link in parsed.links:
             key = keys[link.url]
             if key in wanted:
@@ -545,96 +696,149 @@ def _admit_and_link(
     if connection.features.has_select_for_update:
         counted = counted.select_for_update()
     internal_admitted, external_admitted = counted.values_list("internal_admitted", "external_admitted").get()
-    all_keys = {keys[link.url] for _, parsed, _ in discovered for link in parsed.links}
-    known = _existing_ids(crawl, sorted(all_keys))
+    all_keys = {keys[link.url] for found in discovered for link in found.parsed.links}
+    known = _known_ids(crawl, all_keys)
     fresh = [(key, value) for key, value in wanted.items() if key not in known]
-    admitted: list[Page] = []
+    admitted: list[tuple[str, str, int, bool]] = []  # (key, url, depth, internal)
     if fresh:
         # External checks are capped like pages, so a link farm cannot turn an audit into a web crawl.
         room = {True: config.max_pages - internal_admitted, False: config.max_pages - external_admitted}
         for key, (url, depth, internal) in fresh:
             if room[internal] > 0:
                 room[internal] -= 1
-                admitted.append(Page(crawl=crawl, url=url, url_key=key, depth=depth, is_internal=internal))
-        _insert_pages(admitted)
-        known.update(_existing_ids(crawl, [page.url_key for page in admitted]))
-        internal = sum(page.is_internal for page in admitted)
+                admitted.append((key, url, depth, internal))
+        inserted = _insert_pages(crawl, admitted)
+        known.update(inserted)
+        # Remembered once they are there for good: a batch rolled back leaves no id behind.
+        transaction.on_commit(partial(_remembered_ids(crawl).update, inserted))
+        internal = sum(page[3] for page in admitted)
         counted.update(
             internal_admitted=F("internal_admitted") + internal,
             external_admitted=F("external_admitted") + len(admitted) - internal,
         )
 
-    crawl_id = crawl.pk
-    rows = [
-        (
-            crawl_id,
-            source_id,
-            known.get(keys[link.url]),
-            link.url,
-            link.text,
-            link.tag,
-            same_site[link.url],
-            link.nofollow,
-        )
-        for source_id, parsed in ((source.pk, parsed) for source, parsed, _ in discovered)
-        for link in parsed.links
-    ]
-    _insert_links(rows)
-    return len(rows), len(admitted)
+    # In the order the pages came, as a full crawl writes them (a report lists links by id): runs of pages that
+    # answered 304 are copied from the baseline in the database, the others written from what they read.
+    written = 0
+    for copied, run in groupby(discovered, key=lambda found: found.baseline_id is not None):
+        if copied:
+            written += _copy_links(crawl, list(run), known, keys)
+            continue
+        rows = [
+            (
+                crawl.pk,
+                source.pk,
+                known.get(keys[link.url]),
+                link.url,
+                link.text,
+                link.tag,
+                same_site[link.url],
+            )
+            + (link.nofollow,)
+            for source, parsed, *_ in run
+            for link in parsed.links
+        ]
+        _insert_links(rows)
+        written += len(rows)
+    return written, len(admitted)
 
 
-# What a newly admitted page is given; every other column takes its field's default.
-ADMITTED_FIELDS = ("crawl", "url", "url_key", "depth", "is_internal")
+def _copy_links(crawl: Crawl, run: list[Discovered], known: dict[str, int], keys: dict[str, str]) -> int:
+    """Copy the links of pages that answered 304 from their baseline rows: the same URL, text, tag, nofollow and
+    internal flag (a baseline is a crawl of the same site: crawl_baseline_for), each led to this crawl's page of
+    its baseline target's key. A link whose target the baseline never admitted has no key there: those were read
+    (_baseline_pages), and get this crawl's page of their URL's key afterwards. Returns the links written.
+    Reading each link into Python to write it back cost a quarter of a recrawl of the postgres docs."""
+    page, link = Page._meta.db_table, Link._meta.db_table
+    columns = "crawl_id, source_id, target_id, target_url, text, tag, is_internal, nofollow"
+    written = 0
+    with connection.cursor() as cursor:
+        for reused, params in _reused_chunks([(found.source.pk, found.baseline_id) for found in run]):
+            cursor.execute(
+                # WITH after INSERT: Python's sqlite3 counts the rows only of a statement that starts INSERT.
+                f"INSERT INTO {link} ({columns}) {reused}SELECT %s, reused.page_id, target.id, stored.target_url, "
+                "stored.text, stored.tag, stored.is_internal, stored.nofollow "
+                f"FROM reused JOIN {link} AS stored ON stored.source_id = reused.baseline_id "
+                f"LEFT JOIN {page} AS old ON old.id = stored.target_id "
+                f"LEFT JOIN {page} AS target ON target.crawl_id = %s AND target.url_key = old.url_key "
+                "ORDER BY reused.ord, stored.id",
+                [*params, crawl.pk, crawl.pk],
+            )
+            written += cursor.rowcount
+        # The links the baseline gave no target (its target never admitted there) to a URL admitted here: few
+        # (a crawl now checking the external links its baseline left unchecked), each found by its source.
+        late = [
+            (known[keys[url]], found.source.pk, url)
+            for found in run
+            for url in found.keyless
+            if keys[url] in known
+        ]
+        if late:
+            cursor.executemany(
+                f"UPDATE {link} SET target_id = %s WHERE source_id = %s AND target_url = %s AND target_id IS NULL",
+                late,
+            )
+    return written
 
 
-def _insert_pages(pages: list[Page]) -> None:
-    """Insert newly admitted pages (a URL another worker admitted meanwhile is skipped), without bulk_create:
-    Django prepares each of a page's 34 values one by one, 40 ms of the recording thread for the 300 targets of
-    one page of links, on the path between fetching that page and fetching its targets. Here the defaults are
-    prepared once a batch."""
-    if not pages:
-        return
+def _insert_pages(crawl: Crawl, admitted: list[tuple[str, str, int, bool]]) -> dict[str, int]:
+    """Insert frontier rows (key, url, depth, internal), skipping a key another lane inserted meanwhile; return
+    the ids of all of them by key. Not by bulk_create: Django prepares each of a page's 36 values one by one
+    (1.7 s for the postgres docs' 1,170 pages, 40 ms for the 300 targets of one page of links, on the path
+    between fetching that page and fetching its targets). Every other column takes a new page's value, the same
+    for all, prepared once a batch."""
+    if not admitted:
+        return {}
     fields = [field for field in Page._meta.concrete_fields if not field.primary_key]
-    defaults = {
-        field.name: field.get_db_prep_save(field.get_default(), connection)
-        for field in fields
-        if field.name not in ADMITTED_FIELDS
-    }
-    given = [Page._meta.get_field(name) for name in ADMITTED_FIELDS]
+    blank = Page(crawl=crawl, url="", url_key="", depth=0, is_internal=True)
+    template = [field.get_db_prep_save(field.pre_save(blank, True), connection) for field in fields]
+    slots = [fields.index(Page._meta.get_field(name)) for name in ("url_key", "url", "depth", "is_internal")]
     rows = []
-    for page in pages:
-        values = {
-            field.name: field.get_db_prep_save(getattr(page, field.attname), connection) for field in given
-        }
-        rows.append(
-            tuple(values[field.name] if field.name in values else defaults[field.name] for field in fields)
-        )
+    for page in admitted:
+        row = list(template)
+        for slot, value in zip(slots, page, strict=True):
+            row[slot] = value
+        rows.append(tuple(row))
     columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
-    _insert_rows(Page._meta.db_table, columns, rows, ignore_conflicts=True)
+    ids = dict(
+        _insert_rows(Page._meta.db_table, columns, rows, ignore_conflicts=True, returning="url_key, id")
+    )
+    missing = [key for key, *_ in admitted if key not in ids]  # inserted by another lane first
+    ids.update(_existing_ids(crawl, missing) if missing else {})
+    return ids
 
 
-def _insert_rows(table: str, columns: str, rows: list[tuple], *, ignore_conflicts: bool = False) -> None:
-    """Insert rows in multi-row INSERTs, each under SQLite's 32766-parameter limit. On SQLite the statement is
-    written with its own "?" and run on the sqlite3 cursor underneath Django's: Django rewrites every "%s" of
-    every statement with a regular expression, 4,000 of them a statement, which cost the recording thread a
-    quarter of its time on the python docs."""
+def _insert_rows(
+    table: str, columns: str, rows: list[tuple], *, ignore_conflicts: bool = False, returning: str = ""
+) -> list[tuple]:
+    """Insert rows in multi-row INSERTs, each under SQLite's 32766-parameter limit; the `returning` columns of
+    the rows inserted. On SQLite the statement is written with its own "?" and run on the sqlite3 cursor
+    underneath Django's: Django rewrites every "%s" of every statement with a regular expression, 4,000 of them
+    a statement, which cost the recording thread a quarter of its time on the python docs."""
     if not rows:
-        return
+        return []
     per_insert = max(1, min(LINK_ROWS_PER_INSERT, 32766 // len(rows[0])))
     sqlite = connection.vendor == "sqlite"
     mark = "?" if sqlite else "%s"
     row_marks = "(" + ", ".join([mark] * len(rows[0])) + ")"
     verb = "INSERT OR IGNORE INTO" if sqlite and ignore_conflicts else "INSERT INTO"
     conflict = " ON CONFLICT DO NOTHING" if ignore_conflicts and not sqlite else ""
+    tail = f" RETURNING {returning}" if returning else ""
+    found: list[tuple] = []
     with connection.cursor() as cursor:
         for start in range(0, len(rows), per_insert):
             chunk = rows[start : start + per_insert]
-            sql = f"{verb} {table} ({columns}) VALUES " + ", ".join([row_marks] * len(chunk)) + conflict
+            sql = (
+                f"{verb} {table} ({columns}) VALUES " + ", ".join([row_marks] * len(chunk)) + conflict + tail
+            )
             params = [value for row in chunk for value in row]
             if sqlite:
-                sqlite3.Cursor.execute(cursor.cursor, sql, params)
+                done = sqlite3.Cursor.execute(cursor.cursor, sql, params)
             else:
-                cursor.execute(sql, params)
+                done = cursor.execute(sql, params) or cursor
+            if returning:
+                found += done.fetchall()
+    return found
 
 
 def _insert_links(rows: list[tuple]) -> None:

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from sites.models import Crawl, Link, Page
+from tests.sites.recrawl_site import crawl_snapshot
 from tests.sites.testbed_oracle import expected_first_status, paths_requested_by, reachable_urls
 
 pytestmark = [pytest.mark.django_db, pytest.mark.testbed]
@@ -118,6 +119,8 @@ def test_a_recrawl_of_an_unchanged_testbed_site_is_answered_304_for_at_least_nin
     assert second.baseline_id == first.pk and second.pages_done == first.pages_done > 200
     assert second.not_modified >= 0.9 * second.pages_done
     assert second.bytes_received <= 0.1 * first.bytes_received
-    # The reused pages keep the first crawl's verdicts, soft-404s included.
+    # The reused pages keep the first crawl's verdicts; the recrawl finds what the first crawl found: the same
+    # pages, links, bodies and reports.
     verdicts = lambda crawl: Counter(Page.objects.filter(crawl=crawl).values_list("verdict", flat=True))  # noqa: E731
     assert verdicts(second) == verdicts(first)
+    assert crawl_snapshot(second) == crawl_snapshot(first)

@@ -14,8 +14,8 @@ from sites.services.sites import site_create, site_share
 from tests.sites.factories import make_user
 from tests.sites.recrawl_site import ValidatingSite
 from tests.sites.sitebuilder import html
-from watch.models import AlertSubscription, WebhookDelivery
-from watch.services.alerts import webhook_attempt
+from watch.models import AlertSubscription, WaitingAlert, WebhookDelivery
+from watch.services.alerts import ALERT_WAIT_LIMIT, alerts_send_waiting, webhook_attempt
 from watch.services.schedules import schedule_save, schedules_run_due
 from watch.services.trends import site_trend, trend_charts
 
@@ -43,9 +43,25 @@ def watched(httpserver, user, settings):
     return served, site
 
 
-def scheduled_day(day: int) -> Crawl:
+def scheduled_day(day: int, *, analysed: bool = True) -> Crawl:
+    """Beat's tick on `day` at 03:00:30, the crawl it starts run to its end, and (unless `analysed` is False)
+    the analyses its end queued."""
     (crawl_id,) = schedules_run_due(now=DAY1 + timedelta(days=day, hours=3, seconds=30))
-    return crawl_run(crawl=Crawl.objects.get(pk=crawl_id))
+    crawl = crawl_run(crawl=Crawl.objects.get(pk=crawl_id))
+    if analysed:
+        analyses_run(crawl)
+    return crawl
+
+
+def analyses_run(crawl: Crawl, kinds: tuple[str, ...] = ("decay", "pagetypes")) -> None:
+    """Run the crawl's queued analyses of `kinds` as a worker does: each job's Celery task, which enqueues its
+    next step until the job ends (eager_tasks runs them here)."""
+    from checks.tasks import analysis_step
+
+    for job_id in AnalysisJob.objects.filter(crawl=crawl, kind__in=kinds, status="queued").values_list(
+        "pk", flat=True
+    ):
+        analysis_step.delay(job_id)
 
 
 def test_removing_a_page_between_two_scheduled_crawls_sends_one_email_and_one_signed_webhook_and_shows_on_the_trend(
@@ -115,6 +131,75 @@ def test_a_crawl_started_by_hand_sends_no_alert(watched, user, crawl_site):
     for _ in range(2):
         crawl_run(crawl=crawl_start(site=site, requested_by=user, enqueue=False))
     assert mail.outbox == []
+
+
+def test_the_alert_waits_for_the_scheduled_analyses_and_tells_decay_before_and_after(
+    watched, user, webhook_receiver, eager_tasks
+):
+    served, site = watched
+    mine = AlertSubscription.objects.create(
+        site=site, user=user, email=True, webhook_url=webhook_receiver.url
+    )
+    first = scheduled_day(0)
+    assert AnalysisJob.objects.filter(crawl=first, status="finished").count() == 2
+    del served.pages["/c"]
+    second = scheduled_day(1, analysed=False)
+
+    # The crawl has ended; its decay and page types are queued: nothing is sent yet.
+    assert sorted(AnalysisJob.objects.filter(crawl=second).values_list("kind", "status")) == [
+        ("decay", "queued"),
+        ("pagetypes", "queued"),
+    ]
+    assert mail.outbox == [] and webhook_receiver.received == []
+    assert WaitingAlert.objects.filter(crawl=second).exists()
+    analyses_run(second, kinds=("decay",))
+    assert mail.outbox == [] and webhook_receiver.received == []  # page types still running
+    analyses_run(second, kinds=("pagetypes",))
+
+    assert len(mail.outbox) == 1 and not WaitingAlert.objects.exists()
+    (payload,) = webhook_receiver.verified(mine.webhook_secret)
+    before, after = payload["mean_decay"]
+    assert before is not None and after is not None and after != before
+    base = served.root.rstrip("/")
+    assert [raiser["url"] for raiser in payload["decay_raisers"]] == [f"{base}/c"]
+    assert payload["decay_raisers"][0]["gain"] > 0 and payload["decay_raisers"][0]["inlinks"] == 4
+    assert f"Mean decay: {before:.3f} → {after:.3f}." in mail.outbox[0].body
+    assert (
+        f"  {base}/c: total decay +{payload['decay_raisers'][0]['gain']:.3f} (4 link(s))"
+        in mail.outbox[0].body
+    )
+    # Beat's safety net finds nothing left to send: the alert went out once.
+    assert alerts_send_waiting() == [] and len(mail.outbox) == 1 and len(webhook_receiver.received) == 1
+
+
+def test_an_analysis_that_fails_or_is_cancelled_does_not_hold_the_alert(watched, user, eager_tasks):
+    from checks.jobs.services import job_cancel, job_fail
+
+    served, site = watched
+    AlertSubscription.objects.create(site=site, user=user, email=True)
+    scheduled_day(0)
+    del served.pages["/c"]
+    second = scheduled_day(1, analysed=False)
+    decay, pagetypes = AnalysisJob.objects.filter(crawl=second).order_by("kind")
+    job_fail(job_id=decay.pk, error="the solver gave up")
+    assert mail.outbox == []
+    job_cancel(job=pagetypes)
+    assert len(mail.outbox) == 1
+    assert "Mean decay: " in mail.outbox[0].body and " → not measured." in mail.outbox[0].body
+
+
+def test_an_alert_whose_analyses_never_end_is_sent_by_beat_after_the_wait_limit(watched, user, eager_tasks):
+    served, site = watched
+    AlertSubscription.objects.create(site=site, user=user, email=True)
+    scheduled_day(0)
+    del served.pages["/c"]
+    second = scheduled_day(1, analysed=False)  # its jobs' worker is gone: they stay queued
+    waited = WaitingAlert.objects.get(crawl=second).created_at
+    assert alerts_send_waiting(now=waited + ALERT_WAIT_LIMIT - timedelta(minutes=1)) == []
+    assert mail.outbox == []
+    assert alerts_send_waiting(now=waited + ALERT_WAIT_LIMIT) == [second.pk]
+    assert len(mail.outbox) == 1 and "1 new broken target" in mail.outbox[0].subject
+    assert alerts_send_waiting(now=waited + 2 * ALERT_WAIT_LIMIT) == [] and len(mail.outbox) == 1
 
 
 def delivery_to(url: str, user, site) -> WebhookDelivery:

@@ -1,7 +1,9 @@
 """After a scheduled crawl: its analyses, and telling each subscriber what got worse since the crawl before.
 
-`watch_crawl_finished` is a crawl-finished hook (WEBAUDIT_CRAWL_FINISHED_HOOKS). Email goes through Django's
-email backend; a webhook is a JSON POST through the project's HTTP client (its address guard, timeout and size
+`watch_crawl_finished` is a crawl-finished hook (WEBAUDIT_CRAWL_FINISHED_HOOKS) that starts the schedule's
+analyses; the alert waits for them (WaitingAlert) and goes out from `watch_job_ended`, a job-ended hook
+(WEBAUDIT_JOB_ENDED_HOOKS), when the last has ended, with beat's `alerts_send_waiting` as the safety net.
+Email goes through Django's email backend; a webhook is a JSON POST through the project's HTTP client (its address guard, timeout and size
 caps), signed with HMAC-SHA256 of the exact body in the X-Webaudit-Signature header ("sha256=<hex>"), retried
 by watch.tasks.webhook_deliver with backoff; every attempt's answer is kept on its WebhookDelivery.
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
+from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
@@ -20,10 +23,11 @@ from django.utils import timezone
 
 from checks.compare import CrawlComparison, crawl_compare, crawl_compare_default
 from checks.jobs.context import JobInputError
-from checks.jobs.services import job_start
+from checks.jobs.services import job_enqueue, job_start
+from checks.models import AnalysisJob
 from sites.http import FetchResult, FetchSettings, PoliteFetcher, json_body
 from sites.models import Crawl
-from watch.models import AlertSubscription, Schedule, WebhookDelivery
+from watch.models import AlertSubscription, Schedule, WaitingAlert, WebhookDelivery
 from watch.services.schedules import crawl_was_scheduled
 
 log = logging.getLogger(__name__)
@@ -36,20 +40,65 @@ ANSWER_KEPT = 2000
 ANSWER_READ = 64_000
 # URLs listed per section in an alert; the counts are complete.
 ALERT_LIST_CAP = 50
+# How long an alert waits for its crawl's analyses at most. Decay takes minutes on the test bed's sites; a job
+# that has not ended in this time has failed in a way nobody saw, and a late alert beats none.
+ALERT_WAIT_LIMIT = timedelta(hours=6)
 
 
 def watch_crawl_finished(*, crawl: Crawl) -> None:
-    """The crawl-finished hook: after a scheduled crawl, start its analyses and send its alerts."""
+    """The crawl-finished hook: after a scheduled crawl, start its analyses; its alerts go out when they have
+    all ended, so that they tell decay before and after (at once when the schedule runs none)."""
     if not crawl_was_scheduled(crawl):
         return
     schedule = Schedule.objects.get(last_crawl=crawl)
-    if schedule.analyses:
-        for kind in SCHEDULED_ANALYSES:
-            try:
-                job_start(kind=kind, crawl=crawl, parameters={})
-            except JobInputError as exc:
-                log.warning("scheduled %s of crawl %s not started: %s", kind, crawl.pk, exc)
+    WaitingAlert.objects.get_or_create(crawl=crawl)
+    started = []
+    for kind in SCHEDULED_ANALYSES if schedule.analyses else ():
+        try:
+            started.append(job_start(kind=kind, crawl=crawl, parameters={}, enqueue=False))
+        except JobInputError as exc:
+            log.warning("scheduled %s of crawl %s not started: %s", kind, crawl.pk, exc)
+    # Handed to the workers once all exist: the first to end must not find the others missing and send early.
+    for job in started:
+        job_enqueue(job=job)
+    alert_send_when_analysed(crawl=crawl)
+
+
+def watch_job_ended(*, job: AnalysisJob) -> None:
+    """The job-ended hook: the end of a scheduled analysis may be the last its crawl's alert waits for."""
+    if job.crawl is not None and job.kind in SCHEDULED_ANALYSES:
+        alert_send_when_analysed(crawl=job.crawl)
+
+
+def alert_send_when_analysed(*, crawl: Crawl) -> bool:
+    """Send the crawl's waiting alert if none of its scheduled analyses is still queued or running; True when
+    this call sent it. Exactly one caller sends it: the one whose delete removed the waiting row."""
+    busy = AnalysisJob.objects.active().filter(crawl=crawl, kind__in=SCHEDULED_ANALYSES)
+    if busy.exists() or not WaitingAlert.objects.filter(crawl=crawl).delete()[0]:
+        return False
     alerts_send(crawl=crawl)
+    return True
+
+
+def alerts_send_waiting(*, now: datetime | None = None) -> list[int]:
+    """Send the waiting alerts whose analyses have all ended without a hook sending them (a worker that died
+    between a job's end and its hook), or that have waited ALERT_WAIT_LIMIT (an analysis that never ends must
+    not silence its alert); return their crawls' ids. Beat calls it once a minute."""
+    now = now or timezone.now()
+    sent = []
+    for crawl_id, created_at in WaitingAlert.objects.values_list("crawl_id", "created_at"):
+        crawl = Crawl.objects.select_related("site").filter(pk=crawl_id).first()
+        if crawl is None:
+            continue  # deleted meanwhile, and its waiting alert with it
+        if now - created_at >= ALERT_WAIT_LIMIT and WaitingAlert.objects.filter(crawl=crawl).delete()[0]:
+            log.warning(
+                "alert of crawl %s sent before its analyses ended: waited %s", crawl_id, ALERT_WAIT_LIMIT
+            )
+            alerts_send(crawl=crawl)
+            sent.append(crawl_id)
+        elif alert_send_when_analysed(crawl=crawl):
+            sent.append(crawl_id)
+    return sent
 
 
 def alert_recipients(crawl: Crawl) -> list[AlertSubscription]:
@@ -97,6 +146,10 @@ def alert_payload(comparison: CrawlComparison) -> dict:
         "site": {"id": site.pk, "url": site.url, "name": site.name},
         "got_worse": comparison.got_worse,
         "mean_decay": list(comparison.mean_decay),
+        "decay_raisers": [
+            {"url": raiser.url, "gain": raiser.gain, "inlinks": raiser.inlinks}
+            for raiser in comparison.decay_raisers
+        ],
         **comparison.as_report(),
     }
 
@@ -111,11 +164,17 @@ def alert_text(comparison: CrawlComparison) -> tuple[str, str]:
     lines = [
         f"Crawl #{comparison.new.pk} of {site.url} compared with crawl #{comparison.old.pk}.",
         f"Health: {old_health} → {new_health} (0-100).",
+        f"Mean decay: {_decay_text(comparison.mean_decay[0])} → {_decay_text(comparison.mean_decay[1])}.",
         "",
         f"New broken targets: {len(new_broken)}",
         *(
             f"  {t['url']} ({t['verdict']}): {t['inlinks']} link(s) from {t['unique_inlinks']} page(s)"
             for t in new_broken[:ALERT_LIST_CAP]
+        ),
+        *(["Raised the site's decay most:"] if comparison.decay_raisers else []),
+        *(
+            f"  {raiser.url}: total decay {raiser.gain:+.3f} ({raiser.inlinks} link(s))"
+            for raiser in comparison.decay_raisers
         ),
         f"New soft-404 pages: {len(report['new_soft404'])}",
         *(f"  {url}" for url in report["new_soft404"][:ALERT_LIST_CAP]),
@@ -124,6 +183,10 @@ def alert_text(comparison: CrawlComparison) -> tuple[str, str]:
         f"content changed: {report['changed']}",
     ]
     return subject, "\n".join(lines) + "\n"
+
+
+def _decay_text(mean: float | None) -> str:
+    return "not measured" if mean is None else f"{mean:.3f}"
 
 
 def webhook_signature(secret: str, body: bytes) -> str:
