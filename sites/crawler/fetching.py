@@ -323,11 +323,16 @@ class SessionCache:
 
     def __init__(self, size: int = 8) -> None:
         self.size = size
-        self._sessions: OrderedDict[tuple[int, str], CrawlSession] = OrderedDict()
+        self._sessions: OrderedDict[tuple[int, str, str], CrawlSession] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, crawl_id: int, config: CrawlConfig, reader: PageReader) -> CrawlSession:
-        key = (crawl_id, repr(config))
+    def get(
+        self, crawl_id: int, config: CrawlConfig, reader: PageReader, *, created: str = ""
+    ) -> CrawlSession:
+        """The crawl's session, made if this process has none. `created` (when the crawl was made) tells apart
+        two crawls that got one id: a rolled-back transaction hands its ids out again, and a session (its robots
+        rules, its probes) must never outlive its crawl into another's."""
+        key = (crawl_id, created, repr(config))
         with self._lock:
             session = self._sessions.get(key)
             if session is None:

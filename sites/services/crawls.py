@@ -215,7 +215,12 @@ def crawl_step(
     )
     config = CrawlConfig.from_dict(crawl.settings)
     try:
-        session = sessions.get(crawl.pk, config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
+        session = sessions.get(
+            crawl.pk,
+            config,
+            shared_reader(settings.WEBAUDIT_PAGE_READERS),
+            created=crawl.created_at.isoformat(),
+        )
     except ModelVersionError as exc:
         crawl_fail(crawl_id=crawl.pk, error=f"The soft-404 model cannot be used: {exc}")
         return StepResult(more=False)

@@ -34,7 +34,12 @@ def started(httpserver, user):
 def test_a_batch_fetched_when_the_crawl_was_cancelled_is_not_stored(started):
     config = CrawlConfig.from_dict(started.settings)
     token, claimed = frontier_claim(crawl=started, size=50, lease_seconds=30)
-    session = sessions.get(started.pk, config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
+    session = sessions.get(
+        started.pk,
+        config,
+        shared_reader(settings.WEBAUDIT_PAGE_READERS),
+        created=started.created_at.isoformat(),
+    )
     outcomes = session.fetch_batch(
         [FetchJob(page.pk, page.url, page.is_internal, page.attempts) for page in claimed]
     )
@@ -66,3 +71,15 @@ def test_the_count_shown_after_cancelling_is_the_count_stored(started):
     crawl_cancel(crawl=started)
     started.refresh_from_db()
     assert started.pages_done == Page.objects.filter(crawl=started, state=Page.State.DONE).count() == 1
+
+
+def test_a_crawl_given_the_id_of_an_earlier_one_gets_a_session_of_its_own(started):
+    # A rolled-back transaction hands its ids out again (the test database does it every test): the earlier
+    # crawl's session, with its robots.txt rules and probes, must not serve the new one.
+    config = CrawlConfig.from_dict(started.settings)
+    reader = shared_reader(settings.WEBAUDIT_PAGE_READERS)
+    earlier = sessions.get(started.pk, config, reader, created=started.created_at.isoformat())
+    later = sessions.get(started.pk, config, reader, created="a later crawl's creation time")
+    assert later is not earlier
+    assert sessions.get(started.pk, config, reader, created=started.created_at.isoformat()) is earlier
+    sessions.drop(started.pk)
