@@ -165,6 +165,12 @@ def test_the_embedded_default_runs_a_crawl_on_a_real_worker_with_the_file_broker
     assert report["crawl"]["status"] == "finished" and len(report["pages"]) == 2
 
 
+def _processes_in_group(group: int) -> list[str]:
+    """The command lines of the processes still in process group `group`."""
+    found = subprocess.run(["pgrep", "-a", "-g", str(group)], capture_output=True, text=True).stdout
+    return found.splitlines()
+
+
 @pytest.mark.worker
 def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, closed_port):
     import signal
@@ -176,11 +182,14 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
     env.update(DJANGO_SETTINGS_MODULE="webaudit.settings", WEBAUDIT_VAR_DIR=str(tmp_path))
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
     # No collectstatic: serve collects the static files itself (without them every page answered 500).
+    # Its output goes to a file, not a pipe: a pipe's reader waits for every process that inherited it (the
+    # worker's pool processes and page readers too), which says nothing about serve itself.
+    log = tmp_path / "serve.log"
     serve = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--port", str(closed_port)],
         cwd=REPO,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=log.open("w"),
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
@@ -207,10 +216,16 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
         os.killpg(serve.pid, signal.SIGINT)  # what Ctrl-C does in a terminal
         # The worker's warm shutdown lets a running task end first; on a loaded machine that took over 60 s once
         # (serve had exited, a pool process still held the output pipe).
-        output, _ = serve.communicate(timeout=150)
+        serve.wait(timeout=150)
+        # Nothing it started outlives it: not the web server, the worker, its pool processes or page readers.
+        deadline = time.monotonic() + 60
+        while (left := _processes_in_group(serve.pid)) and time.monotonic() < deadline:
+            time.sleep(0.5)
     finally:
         if serve.poll() is None:
             os.killpg(serve.pid, signal.SIGKILL)
+    output = log.read_text()
     assert serve.returncode == 0, output
     assert "Stopped web server and worker." in output
     assert all(not Path(f"/proc/{pid}").exists() for pid in children)
+    assert left == [], f"still running a minute after serve ended: {left}"
