@@ -104,7 +104,10 @@ def test_a_search_step_redone_after_a_lost_lease_ends_with_the_same_result(https
         AnalysisJob.objects.filter(pk=redone.pk).update(state=cursor)
         JobScratch.objects.filter(job=redone).delete()
         JobScratch.objects.bulk_create(JobScratch(job=redone, name=name, data=data) for name, data in records)
-        assert job_step(job_id=redone.pk, budget_seconds=TINY)
+        if not job_step(job_id=redone.pk, budget_seconds=TINY):
+            # The lost step had left the last request running; the step redone asked again and waited for it
+            # to its end (it had no outcome to collect), so it ended the search.
+            break
     redone.refresh_from_db()
     assert redone.result == whole.result
 
