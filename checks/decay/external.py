@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from django.conf import settings
 
 from checks.decay.graph import CrawlGraph
-from checks.decay.inflight import InFlight, wait_until
+from checks.decay.inflight import InFlight
 from checks.decay.solver import Kind
 from checks.decay.walks import DEAD, LIVE, OPEN, Node
+from checks.jobs.inflight import wait_until
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
 from sites.crawler.reading import shared_reader
@@ -31,7 +32,7 @@ from sites.models import BROKEN_VERDICTS, Page
 MAX_EXTERNAL_DEPTH = 3
 MAX_FETCHES_LIMIT = 100_000
 # Pages fetched at once; a step waits for a batch until its deadline, and leaves the rest running
-# (checks/decay/inflight.py).
+# (checks/jobs/inflight.py).
 FETCH_BATCH = 32
 # Fetch failures that say the host, not the page, is not answering: DNS, refused or unroutable, an address the guard
 # blocks, TLS, or no answer in the whole timeout. Its other URLs get the same verdict without a request.

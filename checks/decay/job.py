@@ -9,7 +9,6 @@ from django import forms
 from django.conf import settings
 from django.db import transaction
 
-from checks.decay import inflight
 from checks.decay.dashboard import decay_latest_job, decay_panel_context
 from checks.decay.external import MAX_EXTERNAL_DEPTH, MAX_FETCHES_LIMIT, crawl_unreachable_hosts, expand
 from checks.decay.graph import (
@@ -34,7 +33,7 @@ from checks.decay.services import (
 )
 from checks.decay.solver import Kind, decay_solve
 from checks.decay.walks import Node, Walker, WalksStopped
-from checks.jobs import JobContext, JobError, JobInputError, JobKind
+from checks.jobs import JobContext, JobError, JobInputError, JobKind, inflight
 from checks.jobs.scratch import scratch_delete, scratch_load, scratch_save
 from checks.models import AnalysisJob, DecayFix, DecayScore, DecayVisit, JobScratch
 from sites.crawler.config import CrawlConfig

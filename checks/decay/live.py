@@ -7,8 +7,9 @@ from collections.abc import Hashable
 
 from django.conf import settings
 
-from checks.decay.inflight import InFlight, wait_until
+from checks.decay.inflight import InFlight
 from checks.decay.walks import DEAD, LIVE, OPEN, Node, WalksStopped
+from checks.jobs.inflight import wait_until
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession, FetchJob, PageOutcome
 from sites.crawler.reading import shared_reader
@@ -16,7 +17,7 @@ from sites.models import BROKEN_VERDICTS, Crawl
 from sites.services.soft404 import probes_load
 
 # Pages fetched at once; a lookup waits for a batch until the deadline, and leaves the rest running
-# (checks/decay/inflight.py).
+# (checks/jobs/inflight.py).
 FETCH_BATCH = 64
 
 
@@ -58,7 +59,7 @@ class LiveGraph:
         # stays open, as in the exact solve.
         self.fetch_outside = fetch_outside
         # time.monotonic(): past it a lookup stops waiting for its fetches (WalksStopped); those still running stay in
-        # `in_flight`, which the job parks for its next step (checks/decay/inflight.py) and passes back here.
+        # `in_flight`, which the job parks for its next step (checks/jobs/inflight.py) and passes back here.
         self.deadline = deadline
         self.batches = 0
         self._pool = pool

@@ -287,7 +287,7 @@ def walk_source(
     """The walker's graph: the (extended) crawl's nodes; with `live`, pages of the site the crawl did not reach
     are fetched when a walk first gets there. Other sites' pages are never fetched here: what the run read of them
     is in `graph` already, and what it did not read is open, for walks as for the exact solve. `in_flight`: fetches
-    the job's last step left running (checks/decay/inflight.py), waited for instead of asked again."""
+    the job's last step left running (checks/jobs/inflight.py), waited for instead of asked again."""
     nodes = graph.walk_nodes()
     nodes.update(known or {})
     pool = [graph.urls[i] for i in graph.live_indices()]

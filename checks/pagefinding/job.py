@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.db import transaction
 
-from checks.jobs import JobKind
+from checks.jobs import JobKind, inflight
 from checks.jobs.context import JobContext, JobError
 from checks.jobs.scratch import scratch_load_all, scratch_save
 from checks.models import AnalysisJob, JobScratch
@@ -42,18 +42,25 @@ def _progress_note(env: Environment) -> str:
 
 
 RECORD = "request:"  # scratch names: one record per request, by its number
+IN_FLIGHT = "findpage"  # the request a step left running, parked under this purpose (checks/jobs/inflight.py)
 
 
 def findpage_step(ctx: JobContext) -> bool:
     """Search until the step's time is up, then stop before the next request; the next step replays the
     requests recorded so far (no request, the same choices) and goes on live (checks/pagefinding/records.py).
-    Each request's record is saved with the job's progress as it is made, so a dead worker loses none."""
+    Each request's record is saved with the job's progress as its outcome arrives, so a dead worker loses none.
+
+    A request is waited for only until the step's deadline: one still running then is parked for the job's
+    next step in this process, which waits for it instead of asking again; a next step in another process
+    asks again and waits for it to its end (else a host slower than the budget would be asked every step)."""
     job = ctx.job
     budget = ctx.parameters["max_downloads"]
+    carried = inflight.take(job.pk, IN_FLIGHT)
 
     def on_record(env: Environment, number: int, record: dict) -> None:
         with transaction.atomic():
             scratch_save(job, f"{RECORD}{number:06d}", record)
+            ctx.state["request_running"] = False
             ctx.state["frontier"] = [
                 {"url": str(url), "score": score, "text": text} for url, score, text in env.frontier
             ]
@@ -72,8 +79,22 @@ def findpage_step(ctx: JobContext) -> bool:
             on_record=on_record,
             pause=ctx.time_up,
             on_diverge=on_diverge,
+            deadline=ctx.deadline,
+            in_flight=carried,
+            wait_first=carried is None and ctx.state.get("request_running", False),
         )
-    except SearchPaused:
+    except SearchPaused as paused:
+        running = paused.in_flight is not None
+        if running != ctx.state.get("request_running", False):
+            ctx.state["request_running"] = running
+            try:
+                ctx.progress(done=ctx.job.progress_done, total=budget)
+            except BaseException:
+                if running:
+                    paused.in_flight.close()
+                raise
+        if running:
+            inflight.park(job.pk, IN_FLIGHT, paused.in_flight)  # the next step waits for it
         return False
     except StartError as exc:
         raise JobError(str(exc)) from None

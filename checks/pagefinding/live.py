@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import lxml.etree
 
+from checks.jobs.inflight import wait_until
 from sites.crawler.parse import parse_document
 from sites.crawler.urls import normalize_url
 from sites.http import FetchSettings, PoliteFetcher, RobotsRules, robots_url
@@ -50,21 +52,57 @@ class LiveSettings:
     use_site_search: bool = True
 
 
+@dataclass
+class RequestInFlight:
+    """A search's request its step stopped waiting for at the deadline, still running in the search's thread,
+    with the fetcher it runs on (checks/jobs/inflight.py parks it for the job's next step)."""
+
+    polite: PoliteFetcher
+    thread: ThreadPoolExecutor
+    kind: str
+    url: str
+    future: Future[dict[str, Any]]
+
+    def close(self) -> None:
+        self.thread.shutdown(wait=False, cancel_futures=True)
+        self.polite.close()
+
+
 def site_key(url: str) -> tuple[str, str]:
     parts = urlsplit(url)
     return parts.scheme.lower(), (parts.netloc or "").lower()
 
 
 class LiveSite(Environment):
-    def __init__(self, start_url: str, settings: LiveSettings, *, max_downloads: int | None = None) -> None:
+    def __init__(
+        self,
+        start_url: str,
+        settings: LiveSettings,
+        *,
+        max_downloads: int | None = None,
+        in_flight: RequestInFlight | None = None,
+    ) -> None:
         start = normalize_url(start_url)
         if start is None:
+            if in_flight is not None:
+                in_flight.close()
             raise StartError(f"{start_url!r} is not an http(s) URL")
         super().__init__(start, max_downloads=max_downloads)
         self.settings = settings
         self.site = site_key(start)
-        # One request at a time, spaced from the end of the previous one, as a sequential search expects.
-        self.polite = PoliteFetcher(settings.fetch, space_from_end=True)
+        # One request at a time, spaced from the end of the previous one, as a sequential search expects. A request
+        # the last step left running goes on with its fetcher (and its politeness), which this search takes over.
+        self.polite = (
+            in_flight.polite if in_flight is not None else PoliteFetcher(settings.fetch, space_from_end=True)
+        )
+        self.thread: ThreadPoolExecutor | None = None if in_flight is None else in_flight.thread
+        self.carried = in_flight
+        # With a deadline (a job's step), each request runs in `thread` and is waited for until the deadline: one
+        # not finished by then pauses the search (SearchPaused.in_flight), and the next step waits for it.
+        # `wait_first`: wait for the first new request to its end (it was running in a step of another process,
+        # and is asked again: else a host slower than the budget would be asked again every step).
+        self.deadline: float | None = None
+        self.wait_first = False
         self.robots: RobotsRules | None = None
         self.final_urls: dict[Node, str] = {}
         self.search_forms: list[tuple[str, str]] = []
@@ -103,16 +141,37 @@ class LiveSite(Environment):
             del self.records[self.replayed :]
             if self.on_diverge is not None:
                 self.on_diverge(self.replayed)
-        if self.pause is not None and self.pause():
-            raise SearchPaused()
-        record = {"kind": kind, "url": url, **request()}
+        record = {"kind": kind, "url": url, **self._request(kind, url, request)}
         self.records.append(record)
         self.replayed = len(self.records)
         if self.on_record is not None:
             self.on_record(len(self.records) - 1, record)
         return record
 
+    def _request(self, kind: str, url: str, request: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The outcome of a new request: the one the last step left running if it is this one, else made now
+        (none once the step's time is up); waited for until the deadline, or SearchPaused with it running."""
+        carried, self.carried = self.carried, None
+        if carried is not None and (carried.kind, carried.url) == (kind, url):
+            future = carried.future  # made by the last step: waited for, not asked again
+        else:
+            if self.pause is not None and self.pause():
+                raise SearchPaused()
+            if self.deadline is None:
+                return request()
+            if self.thread is None:
+                self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="findpage")
+            future = self.thread.submit(request)
+        deadline, self.wait_first = (None if self.wait_first else self.deadline), False
+        done, _ = wait_until({url: future}, deadline)
+        if url not in done:
+            assert self.thread is not None
+            raise SearchPaused(RequestInFlight(self.polite, self.thread, kind, url, future))
+        return done[url]
+
     def close(self) -> None:
+        if self.thread is not None:
+            self.thread.shutdown(wait=False, cancel_futures=True)
         self.polite.close()
 
     def label(self, node: Node) -> str:

@@ -17,8 +17,13 @@ from .text import url_terms
 
 
 class SearchPaused(Exception):
-    """The step's time is up before a download that is not recorded yet: the search stops here and the next
-    step replays the records and goes on."""
+    """The step's time is up before a download that is not recorded yet, or while one is still running: the
+    search stops here and the next step replays the records and goes on. `in_flight` is the request still
+    running (its fetcher and thread open; live.RequestInFlight), for the job to park for its next step."""
+
+    def __init__(self, in_flight: Any = None) -> None:
+        super().__init__()
+        self.in_flight = in_flight
 
 
 def _words(words: tuple[str, ...] | frozenset[str]) -> str:

@@ -13,7 +13,7 @@ from sites.models import Site
 from sites.services.crawls import crawl_config_for
 
 from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM, algorithm_named, search
-from .live import LiveSettings, LiveSite, StartError, site_key
+from .live import LiveSettings, LiveSite, RequestInFlight, StartError, site_key
 from .records import SearchPaused
 from .text import query_terms
 
@@ -101,19 +101,30 @@ def findpage_run(
     on_record: Callable[[LiveSite, int, dict[str, Any]], None] | None = None,
     pause: Callable[[], bool] | None = None,
     on_diverge: Callable[[int], None] | None = None,
+    deadline: float | None = None,
+    in_flight: RequestInFlight | None = None,
+    wait_first: bool = False,
 ) -> dict[str, Any]:
     """Run the search; the result keeps the path, the guiding link texts and every download.
 
     Resumable (docs/analysis-jobs.md): `records` are the requests of an earlier, paused run, replayed without
     a request; each new request's record goes to `on_record(env, number, record)` before the search reads it;
-    `pause()`, asked before each new request, stops the search with SearchPaused when it returns True."""
+    `pause()`, asked before each new request, stops the search with SearchPaused when it returns True.
+    `deadline` (time.monotonic): a request is waited for until then; one still running stops the search with
+    SearchPaused, its `in_flight` (fetcher open) for the next run in this process to pass as `in_flight` and wait
+    for instead of asking again. `wait_first`: wait for the first new request to its end."""
     env = LiveSite(
-        parameters["start_url"], findpage_live_settings(site), max_downloads=parameters["max_downloads"]
+        parameters["start_url"],
+        findpage_live_settings(site),
+        max_downloads=parameters["max_downloads"],
+        in_flight=in_flight,
     )
     env.replay(records or [])
     env.pause, env.on_diverge = pause, on_diverge
+    env.deadline, env.wait_first = deadline, wait_first
     if on_record is not None:
         env.on_record = lambda number, record: on_record(env, number, record)
+    running = False
     try:
         env.open()
         result = search(
@@ -126,8 +137,12 @@ def findpage_run(
             query_text=parameters["query"],
             eager_stop=True,
         )
+    except SearchPaused as paused:
+        running = paused.in_flight is not None  # its fetcher stays open for the next step
+        raise
     finally:
-        env.close()
+        if not running:
+            env.close()
     return {
         "found": result.found,
         "downloads": result.downloads,

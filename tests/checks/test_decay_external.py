@@ -189,8 +189,7 @@ def test_a_step_stops_waiting_for_slow_hosts_at_its_deadline_and_the_verdicts_ar
 
     from werkzeug.wrappers import Response
 
-    from checks.decay import inflight
-    from checks.jobs import job_step
+    from checks.jobs import inflight, job_step
     from checks.models import DecayVisit
 
     budget, slow = 0.5, 1.2

@@ -3,9 +3,12 @@ recorded requests, and ends with the result, downloads and requests of a search 
 
 from __future__ import annotations
 
-import pytest
+import time
 
-from checks.jobs import job_run, job_start, job_step
+import pytest
+from werkzeug.wrappers import Response
+
+from checks.jobs import inflight, job_run, job_start, job_step
 from checks.models import AnalysisJob, JobScratch
 from checks.pagefinding.services import LIVE_ALGORITHMS
 from tests.checks.pagefinding.sites import HTML, page
@@ -19,9 +22,17 @@ WORDS = "harbour library permit school market garden museum bridge council river
 BRANCHES, DEPTH = 3, 4  # 121 pages
 
 
-def serve_tree(server) -> str:
+def serve_tree(server, delay: float = 0.0) -> str:
     """A site of nested topic pages, each linking to its three subtopics by name, with a sitemap; the permit
-    for repairing the river bridge sits four clicks deep."""
+    for repairing the river bridge sits four clicks deep. Every answer takes `delay` seconds."""
+
+    def respond(path: str, body: str, content_type: str) -> None:
+        def handler(request):
+            time.sleep(delay)
+            return Response(body, content_type=content_type)
+
+        server.expect_request(path).respond_with_handler(handler)
+
     count = sum(BRANCHES**level for level in range(DEPTH + 1))
     names = {0: "Home"}
     for number in range(1, count):
@@ -33,15 +44,13 @@ def serve_tree(server) -> str:
         links = "".join(f"<li><a href='/p{child}.html'>{names[child]}</a></li>" for child in children)
         body = f"<h1>{names[number]}</h1><p>About {names[number].lower()} in town.</p><ul>{links}</ul>"
         path = "/" if number == 0 else f"/p{number}.html"
-        server.expect_request(path).respond_with_data(page(names[number], body), content_type=HTML)
+        respond(path, page(names[number], body), HTML)
     listed = "".join(f"<url><loc>{server.url_for(f'/p{n}.html')}</loc></url>" for n in range(1, count, 7))
     sitemap = (
         f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{listed}</urlset>'
     )
-    server.expect_request("/sitemap.xml").respond_with_data(sitemap, content_type="application/xml")
-    server.expect_request("/robots.txt").respond_with_data(
-        "User-agent: *\nAllow: /\n", content_type="text/plain"
-    )
+    respond("/sitemap.xml", sitemap, "application/xml")
+    respond("/robots.txt", "User-agent: *\nAllow: /\n", "text/plain")
     server.no_handler_status_code = 404
     return server.url_for("/")
 
@@ -87,10 +96,61 @@ def test_a_search_step_redone_after_a_lost_lease_ends_with_the_same_result(https
         records = list(JobScratch.objects.filter(job=redone).values_list("name", "data"))
         if not job_step(job_id=redone.pk, budget_seconds=TINY):
             break
-        # The step's work is lost and done again from what was saved before it: its record is written anew.
+        # The step's work is lost and done again from what was saved before it: its record is written anew. Its
+        # process is gone with what it left running (checks/jobs/inflight.py): the step redone asks again.
+        lost = inflight.take(redone.pk, "findpage")
+        if lost is not None:
+            lost.close()
         AnalysisJob.objects.filter(pk=redone.pk).update(state=cursor)
         JobScratch.objects.filter(job=redone).delete()
         JobScratch.objects.bulk_create(JobScratch(job=redone, name=name, data=data) for name, data in records)
-        assert job_step(job_id=redone.pk, budget_seconds=TINY)
+        if not job_step(job_id=redone.pk, budget_seconds=TINY):
+            # The lost step had left the last request running; the step redone asked again and waited for it
+            # to its end (it had no outcome to collect), so it ended the search.
+            break
     redone.refresh_from_db()
     assert redone.result == whole.result
+
+
+@pytest.mark.parametrize("same_process", [True, False], ids=["next-step-here", "next-step-elsewhere"])
+def test_a_step_stops_waiting_for_a_slow_site_at_its_deadline_and_the_search_ends_as_in_one_step(
+    httpserver, same_process
+):
+    """Every answer takes 0.45 s, the steps 0.2 s: a step that waited for its request would last 0.45 s and
+    more. A step waits for its request only until its deadline; the request goes on, and the job's next step in
+    this process waits for it (no request twice), so every step ends within twice its budget. A next step in
+    another process asks again and waits for it to its end. Either way the search ends with the answer,
+    candidates, downloads and log of a search run in one step."""
+    budget, slow = 0.2, 0.45
+    site = make_site(url=serve_tree(httpserver, delay=slow))
+    query = "garden permit"  # found two clicks deep, in about 20 downloads
+    whole = job_run(job=search_job(site, "BESTFIRST", query), step_seconds=WHOLE)
+    requests_whole = len(httpserver.log)
+    httpserver.clear_log()
+
+    stepped = search_job(site, "BESTFIRST", query)
+    steps, longest = 0, 0.0
+    while steps < 500:
+        started = time.monotonic()
+        more = job_step(job_id=stepped.pk, budget_seconds=budget)
+        longest = max(longest, time.monotonic() - started)
+        steps += 1
+        if not more:
+            break
+        if not same_process:  # the next step runs in another worker process: nothing is carried over
+            left = inflight.take(stepped.pk, "findpage")
+            if left is not None:
+                left.close()
+    stepped.refresh_from_db()
+    assert stepped.status == whole.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert whole.result["found"] and whole.result["downloads"] >= 3
+    assert stepped.result == whole.result  # answer, downloads, path, candidates and the whole log
+    assert steps > whole.result["downloads"]  # requests outlived their steps
+    if same_process:
+        assert longest < 2 * budget, longest
+        assert len(httpserver.log) == requests_whole  # each request made once: the next step waited for it
+    else:
+        # Asked again by the next step, which waits for it to its end: such a step lasts up to its budget plus
+        # the request's time. The downloads counted are the search's own, each once.
+        assert len(httpserver.log) > requests_whole
+    assert inflight.take(stepped.pk, "findpage") is None  # nothing left running once the search ended
