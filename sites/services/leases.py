@@ -69,7 +69,10 @@ class LeaseKeeper:
 
     def __exit__(self, *exc_info) -> None:
         self.stopped.set()
-        self.thread.join(timeout=1)
+        # Long enough for a renewal under way to end on a busy database (bounded, not the lock's whole 30 s: a
+        # step must not hang on its keeper); one that ended after the step wrote for a step that was over (in the
+        # tests, into the next test's database).
+        self.thread.join(timeout=10)
 
     def hold(self, token: uuid.UUID) -> None:
         self.tokens.add(token)
