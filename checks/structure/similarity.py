@@ -27,6 +27,7 @@ weights). `Keyer.scorer` picks the right one.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -64,7 +65,8 @@ DEFAULT_ATTRIBUTES = ("class", "id")
 # The default method's stand-in for an id: its first word, kept as this pseudo-attribute (a space cannot be in
 # a parsed attribute's name, so no real attribute collides with it).
 ID_WORD = "id word"
-_ID_WORDS = re.compile(r"[^\s\-_.:/]+")
+# An id's first word when a second follows it (words split at -, _, ., :, / and spaces): one match, not a split.
+_FIRST_OF_TWO_WORDS = re.compile(r"[\s\-_.:/]*([^\s\-_.:/]+)[\s\-_.:/]+[^\s\-_.:/]")
 # The paper's thresholds (§4.1); RSN has none in the paper, this one is ours.
 PAPER_THRESHOLDS = {"csr": 0.2, "rpsa": 0.4, "rsn": 0.5}
 COMBINES = ("mean", "max")
@@ -133,6 +135,7 @@ def check_threshold(value: float) -> float:
     return float(value)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a site's ids repeat on many pages (its chrome): each split once
 def id_word(value: str) -> str | None:
     """The first word of an id made of two words or more (split at -, _, ., :, / and spaces), else None.
 
@@ -140,8 +143,8 @@ def id_word(value: str) -> str | None:
     value is shared by few pages, and weighed by its rarity it would be the heaviest key of a page while saying
     nothing about its type; its first word is the naming scheme of the generator or author (`SQL`, `module`,
     `id`), shared by every page it names alike. One word alone (`sidebar`) is not a scheme: None."""
-    words = _ID_WORDS.findall(value)
-    return words[0] if len(words) >= 2 else None
+    match = _FIRST_OF_TWO_WORDS.match(value)
+    return match.group(1) if match else None
 
 
 def page_values(dom: DomSequence) -> set[tuple[str, str, str]]:
