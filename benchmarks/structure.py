@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~20 s)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~3 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -17,8 +17,9 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - (`--parts types`) every labelled page type of the python, django and postgres docs (SITE_TYPES, by URL), 7
   templates each: every relation with every label-free threshold rule or a fixed threshold, the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
-  classifier trained on the site's labels, cross-validated); then leave-one-site-out: for each site, the
-  candidate with the best mean F1 over the other two sites' types, scored on the held-out site's types.
+  classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
+  leave-one-site-out: for each site, the candidate with the best mean F1 over the other two sites' types,
+  scored on the held-out site's types; the mean F1 of each reported candidate over every type.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
 
