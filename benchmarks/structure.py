@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~20 s)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~3 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -17,8 +17,9 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - (`--parts types`) every labelled page type of the python, django and postgres docs (SITE_TYPES, by URL), 7
   templates each: every relation with every label-free threshold rule or a fixed threshold, the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
-  classifier trained on the site's labels, cross-validated); then leave-one-site-out: for each site, the
-  candidate with the best mean F1 over the other two sites' types, scored on the held-out site's types.
+  classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
+  leave-one-site-out: for each site, the candidate with the best mean F1 over the other two sites' types,
+  scored on the held-out site's types; the mean F1 of each reported candidate over every type.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
 
@@ -250,16 +251,17 @@ def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str
     return runs
 
 
-def label_ceiling(blobs: dict[str, bytes], targets: set[str]) -> S.Accuracy:
-    """What the type's labels allow any method reading these keys: a classifier trained on hundreds of the
-    site's labelled pages (logistic regression over each key's log count, 5-fold cross-validated), not one
-    template. A type it cannot separate mixes layouts, or shares its layout with pages outside it."""
+def label_ceiling(blobs: dict[str, bytes], targets: set[str], relation: str = "default") -> S.Accuracy:
+    """What the type's labels allow any method reading these keys (`relation`'s): a classifier trained on
+    hundreds of the site's labelled pages (logistic regression over each key's log count, 5-fold
+    cross-validated), not one template. A type it cannot separate mixes layouts, shares its layout with pages
+    outside it, or has lost what tells it apart in the keys."""
     from sklearn.feature_extraction import DictVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import cross_val_predict
 
     doms = {url: decode(blob) for url, blob in blobs.items()}
-    keyer = S.Keyer(S.method_for("blocks"), common=S.common_values(doms.values()))
+    keyer = S.Keyer(S.method_for(relation), common=S.common_values(doms.values()))
     urls = sorted(doms)
     features = []
     for url in urls:
@@ -297,8 +299,10 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
         for name, targets in site_type_targets(site, bodies).items():
             table[(site, name)] = type_runs(blobs[site], targets)
             mfplr[(site, name)] = mfplr_runs(bodies, targets)
-            supervised[(site, name)] = label_ceiling(blobs[site], targets)
-    held_out = {}
+            supervised[(site, name)] = {
+                relation: label_ceiling(blobs[site], targets, relation) for relation in ("default", "blocks")
+            }
+    held_out: dict = {}
     for site in sites:
         seen = [key for key in table if key[0] != site]
 
@@ -309,6 +313,9 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
         held_out[site] = {
             "chosen": list(chosen),
             "fit on the other sites (mean F1)": round(fit(chosen), 3),
+            "held-out mean F1": round(
+                statistics.mean(_median(table[key][chosen], "f1") for key in table if key[0] == site), 3
+            ),
             "types": {name: _type_row(table[(site, name)][chosen]) for (s, name) in table if s == site},
         }
     everything = {
@@ -319,14 +326,30 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
                 if candidate in runs
             },
             "mfplr 0.25": mfplr[(site, name)].as_dict(),
-            "supervised 5-fold": supervised[(site, name)].as_dict(),
+            **{
+                f"supervised 5-fold, {relation} keys": row.as_dict()
+                for relation, row in supervised[(site, name)].items()
+            },
         }
         for (site, name), runs in table.items()
     }
-    return {"leave_one_site_out": held_out, "per_type": everything}
+    mean_f1 = {
+        " ".join(candidate): round(
+            statistics.mean(_median(runs[candidate], "f1") for runs in table.values()), 3
+        )
+        for candidate in _REPORTED
+    }
+    held_out_f1 = {site: fold["held-out mean F1"] for site, fold in held_out.items()}
+    return {
+        "leave_one_site_out": held_out,
+        "held_out_mean_f1": held_out_f1,
+        "mean_f1": mean_f1,
+        "per_type": everything,
+    }
 
 
 _REPORTED = [
+    ("default", "valley"),
     ("default", "otsu"),
     ("default", "minimum-error"),
     ("default", "nested"),
@@ -364,10 +387,14 @@ def print_site_types(result: dict) -> None:
                 f"    {name:30s} PR {row['PR median']:.3f} (min {row['PR min']:.3f})"
                 f"  RR {row['RR median']:.3f} (min {row['RR min']:.3f})  thr {row['threshold median']:.2f}"
             )
+    print("  held-out mean F1 (of the median PR/RR):", result["held_out_mean_f1"])
+    print("\nmean F1 over every type (median of the templates' F1):")
+    for candidate, value in result["mean_f1"].items():
+        print(f"  {candidate:40s} {value:.3f}")
     print(f"\n{'type / method':62s} {'PR med':>7s} {'RR med':>7s} {'thr':>5s}")
     for type_name, methods in result["per_type"].items():
         for method, row in methods.items():
-            if method in ("mfplr 0.25", "supervised 5-fold"):
+            if method == "mfplr 0.25" or method.startswith("supervised"):
                 print(
                     f"{type_name + ' / ' + method:62s} {row['PR']:7.3f} {row['RR']:7.3f} {row['threshold']:5.2f}"
                 )

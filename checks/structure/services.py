@@ -219,7 +219,7 @@ def filter_summary(
             {**row.as_dict(), "label": S.RELATION_LABELS.get(row.relation, row.relation)}
             for row in S.select_relation(table, targets, non_targets)
         ]
-    threshold, how = parameters.get("threshold"), "given"
+    threshold, how, wider_group = parameters.get("threshold"), "given", None
     if threshold is None and method.relation in S.PAPER_RELATIONS:
         threshold, how = S.PAPER_THRESHOLDS[method.relation], "the paper's"
     elif threshold is None and labelled:
@@ -230,6 +230,12 @@ def filter_summary(
     elif threshold is None:
         threshold = S.calibrated_threshold(others, chance, method.threshold_rule)
         how = "calibrated from the score distribution"
+        wider = S.calibrated_threshold(others, chance, "otsu")
+        wider_matches = sum(score >= wider for score in scores.values())
+        if method.threshold_rule == "valley" and wider_matches > sum(s >= threshold for s in scores.values()):
+            # The valley rule took the closest clear group; the wider one it passed over (the SQL commands'
+            # layout: all reference pages) may be the type meant, and one number chooses it.
+            wider_group = {"threshold": wider, "matches": wider_matches}
     summary = {
         "threshold": threshold,
         "threshold_source": how,
@@ -239,6 +245,8 @@ def filter_summary(
         "histogram": histogram(scores.values()),
         "labelled": labelled,
     }
+    if wider_group:
+        summary["wider_group"] = wider_group
     if labelled:
         summary["histogram_targets"] = histogram(scores[pid] for pid in targets)
         summary["histogram_non_targets"] = histogram(scores[pid] for pid in non_targets)

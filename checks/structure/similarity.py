@@ -13,10 +13,11 @@ Pure: plain data in, plain data out. A page is its decoded `dom` extract (checks
 - `blocks`, ours until issue 23 (docs/structure.md): the tag with its class and id, leaving out attribute
   values found on one page only, over a wider set of block tags, each distinct key kept once, in BFS order of
   first sight;
-- `default`, ours: the `blocks` keys, each weighing its inverse document frequency over the crawl
-  (log N/df), so that the site's chrome (on every page: weight 0) drops out and rare blocks weigh most; the
-  similarity is the heaviest common subsequence over the mean of the two pages' weights (Formula (1) with
-  weights for counts; WeightedLCS).
+- `default`, ours: the tag with its class and the first word of its id (`SQL` of `SQL-ABORT`, `module` of
+  `module-json`: the generator's naming scheme, where the whole id names one page or one heading), each key
+  weighing its inverse document frequency over the crawl (log N/df; a key on every page, the site's chrome,
+  weighs 0, and so does a key on one page, which no pair shares); the similarity is the heaviest common
+  subsequence over the mean of the two pages' weights (Formula (1) with weights for counts; WeightedLCS).
 
 The LCS of two key sequences is rapidfuzz's bit-parallel LCSseq (native, compares by hash) for the relations
 that are equivalences, the same bit-parallel recurrence over Python integers for RPSA, and a heaviest
@@ -26,8 +27,10 @@ weights). `Keyer.scorer` picks the right one.
 
 from __future__ import annotations
 
+import functools
 import math
 import random
+import re
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -59,6 +62,11 @@ PAPER_TAGS = frozenset({"div", "span"})
 DEFAULT_TAGS = frozenset({"div", "span", "section", "table", "ul", "ol", "dl", "pre", "h1", "h2", "h3"})
 RPSA_ATTRIBUTES = (("div", "class"), ("div", "id"), ("span", "class"), ("span", "id"))
 DEFAULT_ATTRIBUTES = ("class", "id")
+# The default method's stand-in for an id: its first word, kept as this pseudo-attribute (a space cannot be in
+# a parsed attribute's name, so no real attribute collides with it).
+ID_WORD = "id word"
+# An id's first word when a second follows it (words split at -, _, ., :, / and spaces): one match, not a split.
+_FIRST_OF_TWO_WORDS = re.compile(r"[\s\-_.:/]*([^\s\-_.:/]+)[\s\-_.:/]+[^\s\-_.:/]")
 # The paper's thresholds (§4.1); RSN has none in the paper, this one is ours.
 PAPER_THRESHOLDS = {"csr": 0.2, "rpsa": 0.4, "rsn": 0.5}
 COMBINES = ("mean", "max")
@@ -127,9 +135,27 @@ def check_threshold(value: float) -> float:
     return float(value)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a site's ids repeat on many pages (its chrome): each split once
+def id_word(value: str) -> str | None:
+    """The first word of an id made of two words or more (split at -, _, ., :, / and spaces), else None.
+
+    An id names one page's element (`SQL-CREATETABLE-NOTES`, `basic-usage`, `id-1.9.3.85.6`), so its whole
+    value is shared by few pages, and weighed by its rarity it would be the heaviest key of a page while saying
+    nothing about its type; its first word is the naming scheme of the generator or author (`SQL`, `module`,
+    `id`), shared by every page it names alike. One word alone (`sidebar`) is not a scheme: None."""
+    match = _FIRST_OF_TWO_WORDS.match(value)
+    return match.group(1) if match else None
+
+
 def page_values(dom: DomSequence) -> set[tuple[str, str, str]]:
-    """The (tag, attribute, value) triples of one page."""
-    return {(tag, name, value) for tag, attributes in dom.signatures for name, value in attributes}
+    """The (tag, attribute, value) triples of one page, and (tag, ID_WORD, the id's first word) for each id."""
+    values = set()
+    for tag, attributes in dom.signatures:
+        for name, value in attributes:
+            values.add((tag, name, value))
+            if name == "id" and (word := id_word(value)) is not None:
+                values.add((tag, ID_WORD, word))
+    return values
 
 
 def common_values(doms: Iterable[DomSequence]) -> set[tuple[str, str, str]]:
@@ -187,6 +213,16 @@ class Keyer:
             chosen = self.method.attributes
             return ("rpsa", tuple(sorted({(tag, n, v) for n, v in attributes if (tag, n) in chosen})))
         common = self.common
+        if relation == "default":
+            # The class, and for an id its first word when two pages or more share it (id_word).
+            kept = []
+            for name, value in attributes:
+                if name == "class":
+                    kept.append((name, " ".join(sorted(value.split()))))
+                elif name == "id" and (word := id_word(value)) is not None:
+                    if common is None or (tag, ID_WORD, word) in common:
+                        kept.append((ID_WORD, word))
+            return (tag, *sorted(kept))
         kept = [
             (name, " ".join(sorted(value.split())) if name == "class" else value)
             for name, value in attributes
@@ -228,7 +264,8 @@ class Keyer:
     def weigh(self, sequences: Iterable[Sequence[int]]) -> None:
         """Weigh every key by its inverse document frequency over these pages (the crawl's), log(N / df)
         (Spärck Jones 1972): a key on every page (the site's header, sidebar, footer) weighs 0 and a key on
-        few pages weighs most. Only the default method weighs; the others compare every key alike."""
+        few pages weighs most; a key on one page weighs 0 too (key_weight). Only the default method weighs;
+        the others compare every key alike."""
         if self.method.relation != "default":
             return
         pages = 0
@@ -236,9 +273,7 @@ class Keyer:
         for sequence in sequences:
             pages += 1
             holding.update(set(sequence))
-        self.weights = [
-            math.log(pages / holding[key]) if holding[key] else 0.0 for key in range(len(self._ids))
-        ]
+        self.weights = [key_weight(pages, holding[key]) for key in range(len(self._ids))]
 
     def keyed(self, doms: Mapping[object, DomSequence]) -> dict[object, list[int]]:
         """Every page's key sequence (by the same id as `doms`), and the key weights they give (`weigh`)."""
@@ -266,6 +301,13 @@ class Keyer:
             weighted = [WeightedLCS(template, self.weights) for template in templates]
             return lambda page: pick([lcs.similarity(page) for lcs in weighted])
         return lambda page: combined(templates, page, self.method.combine)
+
+
+def key_weight(pages: int, holding: int) -> float:
+    """A key's weight in the default method: log(N / df) over the crawl's N pages, df of them holding it; 0 for
+    a key on one page or none, which no two pages share: it would only swell the template's total weight, and
+    the most for the keys that say the least about a type (a page's own ids and one-off blocks)."""
+    return math.log(pages / holding) if holding >= 2 else 0.0
 
 
 def _tupled(value):
@@ -312,6 +354,13 @@ def chance_level(
         rng.shuffle(shuffled)
         values.append(pair_similarity(template, shuffled))
     return float(np.median(values))
+
+
+# The valley rule's settings (valley_threshold): a valley is a fall of the smoothed density to a tenth of
+# the peaks on both sides; the density is smoothed over 0.03 of score. Compared leave-one-site-out with 0.05 and
+# 0.2, and 0.02 and 0.04 (docs/benchmarks.md).
+VALLEY_DEPTH = 0.1
+VALLEY_SMOOTHING = 0.03
 
 
 def otsu_threshold(scores: Sequence[float], bins: int = 100) -> float:
@@ -395,20 +444,68 @@ def nested_threshold(scores: Sequence[float], chance: float, separation: float =
     return round(max(threshold, chance), 4)
 
 
+def valley_threshold(
+    scores: Sequence[float],
+    chance: float,
+    *,
+    depth: float = VALLEY_DEPTH,
+    smoothing: float = VALLEY_SMOOTHING,
+) -> float:
+    """Otsu's cut (never below the chance level), moved up to the highest clear valley of the score density
+    above it: where the density, smoothed by a normal kernel of `smoothing` (in score), falls to `depth` of the
+    highest density on both sides of it (both above Otsu's cut), with two pages or more above. Otsu's cut
+    finds the site's biggest divide; when the template's type is a small group scoring clearly above a larger
+    group of near-alike pages (21 release notes above 800 chapter pages of one site), that divide lies below
+    both, and the valley between them is the type's edge. A type whose scores fall off evenly has no such
+    valley, and Otsu's cut stands."""
+    values = np.asarray(scores, dtype=float)
+    base = max(otsu_threshold(values), chance)
+    if len(values) < 2:
+        return round(base, 4)
+    bins = 100
+    histogram, edges = np.histogram(values, bins=bins, range=(0.0, 1.0))
+    sigma = smoothing * bins
+    reach = np.arange(-math.ceil(4 * sigma), math.ceil(4 * sigma) + 1)
+    kernel = np.exp(-0.5 * (reach / sigma) ** 2)
+    density = np.convolve(histogram.astype(float), kernel / kernel.sum(), mode="same")
+    middles = (edges[:-1] + edges[1:]) / 2
+    above_from = np.cumsum(histogram[::-1])[::-1]  # pages scoring in bin i or higher
+    highest_above = np.maximum.accumulate(density[::-1])[::-1]
+    valley = None
+    lowest = int(np.searchsorted(middles, base, side="right"))
+    highest_below = 0.0
+    for i in range(lowest, bins - 1):
+        if i > lowest and density[i] <= density[i - 1] and density[i] <= density[i + 1]:
+            sides = min(highest_below, highest_above[i + 1])
+            if sides > 0 and density[i] <= depth * sides and above_from[i] >= 2:
+                valley = i
+        highest_below = max(highest_below, density[i])
+    if valley is None:
+        return round(base, 4)
+    # A valley with a flat floor (no page scores there at all) is cut in its middle, not at its top edge:
+    # pages of the type that score a little lower than those seen stay in.
+    start = valley
+    while start > lowest and density[start - 1] <= density[valley] + 1e-12:
+        start -= 1
+    return round(float(edges[(start + valley + 1) // 2]), 4)
+
+
 # How a threshold is chosen without labels: "minimum-error" (Kittler & Illingworth), "otsu" (most
-# between-group variance), "gap" (the widest gap) or "nested" (minimum-error again inside a bimodal top).
-# The default rule was chosen leave-one-site-out (benchmarks/structure.py --parts types, docs/structure.md).
-THRESHOLD_RULES = ("minimum-error", "otsu", "gap", "nested")
+# between-group variance), "valley" (Otsu's, moved up to the highest clear valley above it), "gap" (the widest
+# gap) or "nested" (minimum-error again inside a bimodal top). The rules were compared leave-one-site-out
+# (benchmarks/structure.py --parts types, docs/structure.md).
+THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "gap", "nested")
 DEFAULT_THRESHOLD_RULE = "minimum-error"
-# Each of our methods with the rule leave-one-site-out chose for it: for the weighted default, Otsu's cut (its
-# scores put the site's chrome at 0, so the other pages no longer form a tight group at the score the chrome
-# gives, and the minimum-error cut isolated the near-zero spike instead: postgres reference pages PR 0.65);
-# for `blocks`, the minimum-error cut (docs/structure.md).
-THRESHOLD_RULE_OF = {"default": "otsu", "blocks": "minimum-error"}
+# Each of our methods with its rule: for the default, the valley rule (Otsu's cut alone stops at the site's
+# biggest divide, below a small type's own group: postgres release notes PR 0.08); for `blocks`, the
+# minimum-error cut (docs/structure.md).
+THRESHOLD_RULE_OF = {"default": "valley", "blocks": "minimum-error"}
 
 
 def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = DEFAULT_THRESHOLD_RULE) -> float:
     """The threshold from the score distribution alone, never below the chance level."""
+    if rule == "valley":
+        return valley_threshold(scores, chance)
     if rule == "gap":
         return gap_threshold(scores, chance)
     if rule == "nested":

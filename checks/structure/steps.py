@@ -11,7 +11,6 @@ lease rewrites its rows instead of adding or colliding.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -192,8 +191,8 @@ def _keyer(ctx: JobContext, method: S.Method, common: set | None) -> S.Keyer:
     saved = scratch_load(ctx.job, WEIGHTS, {"keys": [], "holding": [], "pages": 0})
     keyer = S.Keyer.with_keys(method, common, saved["keys"])
     pages = saved["pages"]
-    # As Keyer.weigh gives them over every page at once: log(N / df), 0 for a key no page holds.
-    keyer.weights = [math.log(pages / held) if held else 0.0 for held in saved["holding"]]
+    # As Keyer.weigh gives them over every page at once.
+    keyer.weights = [S.key_weight(pages, held) for held in saved["holding"]]
     return keyer
 
 

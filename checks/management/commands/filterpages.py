@@ -66,4 +66,9 @@ class Command(JobCommand):
         line = f"{job}: {result['matches']} of {result['pages']} pages match at {result['threshold']:.3f}"
         if result.get("accuracy"):
             line += f" (PR {result['accuracy']['PR']:.3f}, RR {result['accuracy']['RR']:.3f})"
+        if wider := result.get("wider_group"):
+            line += (
+                f"; a wider group of {wider['matches']} pages scores {wider['threshold']:.3f} or more"
+                f" (--threshold {wider['threshold']:.3f} takes it)"
+            )
         return line

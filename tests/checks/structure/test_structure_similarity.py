@@ -18,6 +18,8 @@ from checks.structure.similarity import (
     check_threshold,
     combined,
     common_values,
+    id_word,
+    key_weight,
     method_for,
     select_relation,
     similarity,
@@ -303,8 +305,8 @@ def test_default_method_separates_pages_that_share_only_the_site_chrome():
     assert blocks.scorer([unweighted["f0"]])(unweighted["p0"]) > 0.5
 
 
-def test_default_method_sets_its_threshold_by_otsu_and_blocks_by_minimum_error():
-    assert method_for(None).threshold_rule == "otsu"
+def test_default_method_sets_its_threshold_by_the_valley_rule_and_blocks_by_minimum_error():
+    assert method_for(None).threshold_rule == "valley"
     assert method_for("blocks").threshold_rule == "minimum-error"
     assert method_for("blocks").tags == method_for(None).tags
 
@@ -316,3 +318,86 @@ def test_chance_level_of_the_default_method_shuffles_under_the_weights():
     template, others = [sequences["f0"]], list(sequences.values())
     weighted = chance_level(template, others, pair_similarity=keyer.pair_similarity())
     assert weighted < chance_level(template, others)  # the chrome, unweighted, gives every page a base score
+
+
+# Two families of reference pages with one layout (DocBook's refentry: name, synopsis, sections), told apart
+# only by how their ids are named, as postgres' SQL commands (`SQL-ABORT`) and SPI functions (`SPI-SPI-CONNECT`).
+def _reference_page(scheme: str, n: int, sections: list[str]) -> str:
+    body = "".join(f'<div class="refsect1" id="{scheme}-{n}-{name}"><h2></h2></div>' for name in sections)
+    return (
+        f'<div class="navheader"></div><div class="refentry" id="{scheme}-{n}"><div class="refnamediv"></div>'
+        f'<div class="refsynopsisdiv"><pre class="synopsis"></pre></div>{body}</div>'
+    )
+
+
+def _two_reference_families() -> dict[str, object]:
+    pages = {f"sql{n}": dom(_reference_page("SQL", n, ["DESCRIPTION", "NOTES"])) for n in range(6)}
+    pages.update({f"spi{n}": dom(_reference_page("SPI", n, ["DESCRIPTION", "NOTES"])) for n in range(6)})
+    pages.update(
+        {f"chapter{n}": dom('<div class="navheader"></div><div class="chapter"></div>') for n in range(12)}
+    )
+    return pages
+
+
+def test_an_ids_first_word_is_its_naming_scheme_and_a_single_word_is_none():
+    assert id_word("SQL-CREATETABLE-NOTES") == "SQL"
+    assert id_word("id-1.9.3.85.6") == "id"
+    assert id_word("module-json") == "module"
+    assert id_word("c.PyObject_Call") == "c"
+    assert id_word("sidebar") is None
+    assert id_word("") is None
+
+
+def test_default_method_tells_apart_two_families_of_one_layout_by_the_first_word_of_their_ids():
+    pages = _two_reference_families()
+    keyer = Keyer(method_for(None), common=common_values(pages.values()))
+    sequences = keyer.keyed(pages)
+    score = keyer.scorer([sequences["sql0"]])
+    same = min(score(sequences[f"sql{n}"]) for n in range(1, 6))
+    other = max(score(sequences[f"spi{n}"]) for n in range(6))
+    assert same == 1.0 and other <= 0.5  # the shared blocks without their named ones
+    # `blocks` drops each page's own ids whole, so the two families have the same keys and score alike.
+    blocks = Keyer(method_for("blocks"), common=common_values(pages.values()))
+    unweighted = blocks.keyed(pages)
+    assert blocks.scorer([unweighted["sql0"]])(unweighted["spi0"]) == 1.0
+
+
+def test_a_heading_id_shared_by_two_pages_of_different_types_does_not_make_them_alike():
+    # Ids made from headings (`examples`) recur on a few pages of any type; weighed by rarity, a whole id on two
+    # pages would be the heaviest key of both. The default keeps only an id's first word of two or more.
+    functions = [dom(CHROME + FUNCTIONS + '<div class="section" id="examples"></div>')]
+    functions += [dom(CHROME + FUNCTIONS) for _ in range(3)]
+    prose = [dom(CHROME + PROSE + '<div class="section" id="examples"></div>')]
+    prose += [dom(CHROME + PROSE) for _ in range(7)]
+    pages = dict(enumerate(functions + prose))
+    keyer = Keyer(method_for(None), common=common_values(pages.values()))
+    sequences = keyer.keyed(pages)
+    score = keyer.scorer([sequences[0]])
+    assert score(sequences[1]) > 0.6 > 0.3 > score(sequences[4])
+
+
+def test_a_key_on_one_page_weighs_nothing_as_no_two_pages_share_it():
+    assert key_weight(100, 1) == key_weight(100, 0) == 0.0
+    assert key_weight(100, 100) == 0.0
+    assert key_weight(100, 4) == pytest.approx(np.log(25))
+
+
+def test_the_valley_rule_cuts_above_a_group_of_near_alike_pages_when_a_clear_valley_parts_them():
+    rng = np.random.default_rng(11)
+    others = np.clip(rng.normal(0.08, 0.04, 700), 0, 1)
+    near = np.clip(rng.normal(0.48, 0.04, 120), 0, 1)  # the same layout, another family
+    same_type = np.clip(rng.normal(0.88, 0.05, 180), 0, 1)
+    scores = np.concatenate([others, near, same_type]).tolist()
+    otsu = calibrated_threshold(scores, 0.1, "otsu")
+    assert (near >= otsu).mean() > 0.9  # the site's biggest divide: the layout against the rest
+    valley = calibrated_threshold(scores, 0.1, "valley")
+    assert (same_type >= valley).mean() > 0.97 and (near >= valley).sum() == 0
+
+
+def test_the_valley_rule_keeps_otsus_cut_for_a_type_whose_scores_fall_off_evenly():
+    rng = np.random.default_rng(12)
+    others = np.clip(rng.normal(0.08, 0.04, 700), 0, 1)
+    same_type = rng.uniform(0.35, 0.95, 300)  # no valley inside: a type of many variants
+    scores = np.concatenate([others, same_type]).tolist()
+    assert calibrated_threshold(scores, 0.1, "valley") == calibrated_threshold(scores, 0.1, "otsu")
+    assert (same_type >= calibrated_threshold(scores, 0.1, "valley")).mean() > 0.95

@@ -159,3 +159,22 @@ def test_a_pattern_catastrophic_for_backtracking_labels_pages_and_the_job_finish
     )
     job = job_run(job=job)
     assert job.status == "finished" and job.result["labelled"]
+
+
+def test_the_result_names_the_wider_group_a_calibrated_cut_passed_over(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    page = crawl.pages.get(url=root + "ref1.html")
+    signed_in.post(
+        reverse("checks:structure-new", args=[crawl.pk]),
+        {"templates": page.url, "relation": "default", "combine": "mean"},
+    )
+    from checks.models import AnalysisJob
+
+    job = job_run(job=AnalysisJob.objects.get(kind="filter", crawl=crawl))
+    assert "wider-group" not in signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
+    # Eleven pages hold no nested groups; the summary of a crawl that does (services.filter_summary, tested in
+    # test_structure_summary) carries this entry, and the page shows it.
+    job.result = {**job.result, "wider_group": {"threshold": 0.37, "matches": 300}}
+    job.save(update_fields=["result"])
+    html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
+    assert 'id="wider-group"' in html and "<strong>300</strong>" in html and "threshold 0.37" in html

@@ -1,0 +1,45 @@
+"""The filter's summary: which threshold it takes, and what it says about the group it passed over."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from checks.structure import similarity as S
+from checks.structure.services import filter_summary
+
+
+def _nested_scores() -> dict[int, float]:
+    """A type (180 pages near 0.88) above a wider group of the same layout (120 near 0.48), above the rest."""
+    rng = np.random.default_rng(11)
+    groups = [rng.normal(0.08, 0.04, 700), rng.normal(0.48, 0.04, 120), rng.normal(0.88, 0.05, 180)]
+    values = np.clip(np.concatenate(groups), 0, 1)
+    return {page: float(value) for page, value in enumerate(values, start=1)}
+
+
+def _summary(scores: dict[int, float], **parameters) -> dict:
+    return filter_summary(
+        parameters={"relation": "default", "template_ids": [0], **parameters},
+        scores=scores,
+        chance=0.1,
+        targets=set(),
+        non_targets=set(),
+        other_scores={},
+    )
+
+
+def test_the_default_takes_the_closest_clear_group_and_names_the_wider_one_with_its_threshold():
+    scores = _nested_scores()
+    summary = _summary(scores)
+    assert summary["threshold"] == S.calibrated_threshold(list(scores.values()), 0.1, "valley")
+    assert 170 <= summary["matches"] <= 185
+    wider = summary["wider_group"]
+    assert wider["threshold"] == S.calibrated_threshold(list(scores.values()), 0.1, "otsu")
+    assert 290 <= wider["matches"] <= 305
+
+
+def test_no_wider_group_is_named_when_the_threshold_is_given_or_there_is_none():
+    scores = _nested_scores()
+    assert "wider_group" not in _summary(scores, threshold=0.3)
+    rng = np.random.default_rng(2)
+    two_groups = np.clip(np.concatenate([rng.normal(0.08, 0.04, 700), rng.normal(0.88, 0.05, 180)]), 0, 1)
+    assert "wider_group" not in _summary({page: float(v) for page, v in enumerate(two_groups, start=1)})
