@@ -15,6 +15,7 @@ from sites.models import Crawl, Site
 from watch.forms import AlertForm, ScheduleForm
 from watch.models import AlertSubscription
 from watch.selectors import alert_subscription, finished_crawls, site_schedule
+from watch.services.alerts import alerts_save
 from watch.services.schedules import schedule_save
 
 # Crawls offered in the "What changed" page's two pickers.
@@ -56,7 +57,9 @@ def alerts_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     subscription = alert_subscription(site=site, user=request.user)
     form = AlertForm(request.POST, instance=subscription or AlertSubscription(site=site, user=request.user))
     if form.is_valid():
-        form.save()
+        alerts_save(
+            site=site, user=request.user, **{name: form.cleaned_data[name] for name in AlertForm.Meta.fields}
+        )
         messages.success(request, "Your alerts for this site are saved.")
     else:
         errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())

@@ -1,4 +1,5 @@
-"""What the watch panel reads: the webhook deliveries a user may see, the finished crawls newest first."""
+"""What the watch panel reads (the webhook deliveries a user may see, the finished crawls newest first) and how a
+user's alerts are saved."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sites.models import Crawl
 from tests.sites.factories import make_crawl, make_site, make_user
 from watch.models import AlertSubscription, WebhookDelivery
 from watch.selectors import finished_crawls, webhook_deliveries
+from watch.services.alerts import alerts_save
 
 pytestmark = pytest.mark.django_db
 
@@ -37,3 +39,12 @@ def test_the_finished_crawls_come_newest_first_without_the_others():
     older, newer = make_crawl(site), make_crawl(site)
     make_crawl(site, status=Crawl.Status.RUNNING)
     assert list(finished_crawls(site=site)) == [newer, older]
+
+
+def test_saving_alerts_makes_one_subscription_per_user_and_site_with_a_secret_kept_across_changes():
+    user, site = make_user(), make_site()
+    first = alerts_save(site=site, user=user, email=False, webhook_url="https://hooks.example/a")
+    again = alerts_save(site=site, user=user, webhook_url="https://hooks.example/b")
+    assert again.pk == first.pk and AlertSubscription.objects.filter(site=site).count() == 1
+    assert len(again.webhook_secret) == 64 and again.webhook_secret == first.webhook_secret
+    assert (again.email, again.webhook_url) == (False, "https://hooks.example/b")
