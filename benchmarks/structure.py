@@ -39,8 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.structure_baselines import MFPLR_THRESHOLD, link_ratio, mfplr_selects  # noqa: E402
 from checks.structure import similarity as S  # noqa: E402
-from checks.structure.baselines import MFPLR_THRESHOLD, link_ratio, mfplr_selects  # noqa: E402
 from checks.structure.extract import decode, dom_keys  # noqa: E402
 from checks.structure.pagetypes import page_types  # noqa: E402
 from sites.crawler.parse import parse_document  # noqa: E402

@@ -94,7 +94,10 @@ def urls_check(
         session = CrawlSession(config, shared_reader(settings.WEBAUDIT_PAGE_READERS))
         try:
             session.fetch_robots(session.origins_missing_robots([normalized[url] for url in valid]))
-            jobs = [FetchJob(0, normalized[url], is_internal=False, attempts=config.retries) for url in valid]
+            jobs = [
+                FetchJob(0, normalized[url], is_internal=False, attempts=config.fetch.retries)
+                for url in valid
+            ]
             now = timezone.now()
             outcomes = session.fetch_batch(jobs)
             for url, outcome in zip(valid, outcomes, strict=True):

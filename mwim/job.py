@@ -4,7 +4,7 @@ regenerating only those whose page changed (docs/mwim.md)."""
 from __future__ import annotations
 
 from checks.jobs import JobInputError, JobKind
-from mwim.models import MwimSite
+from mwim import selectors
 from mwim.services.extracts import ce_refresh_step
 
 
@@ -17,7 +17,7 @@ def ce_clean(crawl, raw: dict) -> dict:
 
 
 def ce_offered(crawl) -> bool:
-    return MwimSite.objects.filter(site_id=crawl.site_id).exists()
+    return selectors.site_registered(site_id=crawl.site_id)
 
 
 def ce_report(job) -> dict:

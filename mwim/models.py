@@ -14,16 +14,22 @@ def new_token() -> str:
     return secrets.token_hex(16)
 
 
+def published_registration(path: str = "") -> models.Q:
+    """The condition for a registration whose MWIM URLs (sitemap, CE files, push) may answer: enabled and
+    verified; `path` reaches the registration from another model ("mwim_site__")."""
+    return models.Q(**{f"{path}enabled": True, f"{path}verified_at__isnull": False})
+
+
 class MwimSiteQuerySet(models.QuerySet):
     def published(self) -> MwimSiteQuerySet:
-        """Registrations whose MWIM URLs (sitemap, CE files, push) may answer: enabled and verified."""
-        return self.filter(enabled=True, verified_at__isnull=False)
+        """Registrations whose MWIM URLs may answer (published_registration)."""
+        return self.filter(published_registration())
 
 
 class ContentExtractFileQuerySet(models.QuerySet):
     def published(self) -> ContentExtractFileQuerySet:
         """The CE files search engines may read: listed, of a published registration."""
-        return self.filter(listed=True, mwim_site__enabled=True, mwim_site__verified_at__isnull=False)
+        return self.filter(published_registration("mwim_site__"), listed=True)
 
 
 class MwimSite(models.Model):

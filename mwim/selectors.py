@@ -14,6 +14,11 @@ from sites.models import Site
 LISTED_FIELDS = ("url", "url_key", "updated_at", "listed", "fingerprint")
 
 
+def site_registered(*, site_id: int) -> bool:
+    """Whether the site is registered for MWIM (verified or not)."""
+    return MwimSite.objects.filter(site_id=site_id).exists()
+
+
 def published_mwim_site(*, site_id: int) -> MwimSite | None:
     """The site's MWIM registration if its MWIM URLs may answer (enabled and verified), else None."""
     return MwimSite.objects.published().filter(site_id=site_id).first()

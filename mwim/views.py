@@ -23,6 +23,7 @@ from mwim.report import report_context
 from mwim.services.notify import indexnow_key_file
 from mwim.services.owner import mwim_enabled_set, mwim_indexnow_endpoints_set
 from mwim.tasks import ce_refresh_url
+from sites.access import can_manage
 from sites.models import Site
 
 CE_CONTENT_TYPE = "application/vnd.mwim.content-extract"
@@ -152,7 +153,7 @@ def push(request: HttpRequest, site_id: int) -> JsonResponse:
 
 def _managed_site(request: HttpRequest, site_id: int) -> Site:
     site = get_object_or_404(Site.objects.visible_to(request.user), pk=site_id)
-    if not (request.user.is_superuser or site.owner_id == request.user.pk):
+    if not can_manage(request.user, site):
         raise Http404("only the site's owner manages its MWIM registration")
     return site
 
@@ -164,7 +165,7 @@ def site_page(request: HttpRequest, site_id: int) -> HttpResponse:
     context = {
         "site": site,
         "mwim": mwim_site,
-        "can_manage": request.user.is_superuser or site.owner_id == request.user.pk,
+        "can_manage": can_manage(request.user, site),
     }
     if mwim_site is not None:
         rows = selectors.mwim_ce_files(mwim_site=mwim_site)

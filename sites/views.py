@@ -157,7 +157,7 @@ def site_delete_view(request: HttpRequest, site_id: int) -> HttpResponse:
     context = {
         "site": site,
         "summary": site_deletion_summary(site=site),
-        "active_crawl": site.crawls.filter(status__in=Crawl.ACTIVE).first(),
+        "active_crawl": site_active_crawl(site=site),
     }
     return render(request, "sites/site_delete.html", context)
 

@@ -10,9 +10,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from checks.compare import LIST_CAP, CompareError, crawl_compare, crawl_compare_default
+from sites.access import can_manage
 from sites.models import Crawl, Site
 from watch.forms import AlertForm, ScheduleForm
-from watch.models import AlertSubscription, Schedule
+from watch.models import AlertSubscription
+from watch.selectors import alert_subscription, finished_crawls, site_schedule
+from watch.services.alerts import alerts_save
 from watch.services.schedules import schedule_save
 
 # Crawls offered in the "What changed" page's two pickers.
@@ -33,9 +36,9 @@ def _watch_url(site: Site) -> str:
 @require_POST
 def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     site = _visible_site(request, site_id)
-    if not (request.user.is_superuser or site.owner_id == request.user.pk):
+    if not can_manage(request.user, site):
         raise PermissionDenied("Only the site's owner can schedule its crawls.")
-    form = ScheduleForm(request.POST, instance=Schedule.objects.filter(site=site).first())
+    form = ScheduleForm(request.POST, instance=site_schedule(site=site))
     if form.is_valid():
         fields = {name: form.cleaned_data[name] for name in ScheduleForm.Meta.fields}
         schedule = schedule_save(site=site, **fields)
@@ -51,10 +54,12 @@ def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
 @require_POST
 def alerts_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     site = _visible_site(request, site_id)
-    subscription = AlertSubscription.objects.filter(site=site, user=request.user).first()
+    subscription = alert_subscription(site=site, user=request.user)
     form = AlertForm(request.POST, instance=subscription or AlertSubscription(site=site, user=request.user))
     if form.is_valid():
-        form.save()
+        alerts_save(
+            site=site, user=request.user, **{name: form.cleaned_data[name] for name in AlertForm.Meta.fields}
+        )
         messages.success(request, "Your alerts for this site are saved.")
     else:
         errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
@@ -79,7 +84,7 @@ def _picked(request: HttpRequest, name: str, crawls) -> Crawl | None:
 def changes_view(request: HttpRequest, site_id: int) -> HttpResponse:
     """What changed between two finished crawls of the site: by default the newest and the one before."""
     site = _visible_site(request, site_id)
-    finished = Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk")
+    finished = finished_crawls(site=site)
     context = {
         "site": site,
         "crawls": list(finished[:CRAWLS_OFFERED]),

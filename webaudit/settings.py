@@ -310,6 +310,22 @@ WEBAUDIT_CRAWL_FINISHED_HOOKS = [
 # Functions ("module:function", called with job=) run once an analysis job has ended (finished, failed or
 # cancelled): a scheduled crawl's alert waits for its analyses (docs/watching.md). An exception is logged.
 WEBAUDIT_JOB_ENDED_HOOKS = ["watch.services.alerts:watch_job_ended"]
+# What the other apps show on the sites app's pages, by place: templates rendered there in order with the page's
+# context, so that templates/sites names no analysis (sites.templatetags.dashboard.page_sections).
+WEBAUDIT_PAGE_SECTIONS = {
+    # The site's page, under its settings: its analyses, its schedule and alerts, its MWIM link.
+    "site": [
+        "checks/partials/site_sections.html",
+        "watch/partials/site_sections.html",
+        "mwim/partials/site_link.html",
+    ],
+    # The crawl's page, under its settings: its analyses and the sections of the crawl-scoped kinds.
+    "crawl": ["checks/partials/crawl_sections.html"],
+    # Beside the crawl's broken pages (the layout makes room only when something is shown).
+    "broken-targets": ["checks/partials/broken_targets_sections.html"],
+    # After the URL of an HTML page in a page table.
+    "page-actions": ["checks/structure/partials/page_action.html"],
+}
 # MWIM (docs/mwim.md): the public base URL of this deployment, for the URLs written into extended sitemaps
 # ("https://audit.example.com"); empty: the URL each request came in on.
 WEBAUDIT_PUBLIC_URL = env_str("WEBAUDIT_PUBLIC_URL", "").rstrip("/")

@@ -1,4 +1,5 @@
-"""Read-side queries of decay for the dashboard: the latest job of a crawl, its charts, tables and a page's detail."""
+"""Read-side queries of decay for the dashboard: the latest job of a crawl, its charts, tables and a page's detail,
+and the job's sections on the crawl page and its own page."""
 
 from __future__ import annotations
 
@@ -135,3 +136,31 @@ def decay_page_detail(*, job: AnalysisJob, page_id: int) -> list[DecayScore]:
         if score.sigma in job.parameters["sigmas"]
         else 99,
     )
+
+
+def decay_result_context(job: AnalysisJob, request) -> dict:
+    return decay_panel_context(job=job, request=request)
+
+
+def decay_crawl_panel(crawl, request) -> dict | None:
+    """The crawl page's decay section: the latest finished decay job's charts, tables and fix-first list."""
+    job = decay_latest_job(crawl=crawl)
+    return None if job is None else decay_panel_context(job=job, request=request)
+
+
+# Fixes listed beside the broken pages; the decay section below has them all, paged.
+FIXES_BESIDE_TARGETS = 8
+
+
+def decay_targets_panel(crawl, request) -> dict | None:
+    """Beside the crawl page's broken pages: the broken links whose repair lowers the site's decay the most."""
+    job = decay_latest_job(crawl=crawl)
+    if job is None:
+        return None
+    fixes = DecayFix.objects.filter(job=job)
+    return {
+        "decay_job": job,
+        "sigma": job.parameters["sigmas"][0],
+        "fixes": list(fixes[:FIXES_BESIDE_TARGETS]),
+        "fix_count": fixes.count(),
+    }

@@ -246,7 +246,7 @@ def _fetch(
             session.read_urls.update(batch)
         # Each origin's robots.txt is fetched once, by the chain of its first page (CrawlSession.submit).
         expansion.requests += len(session.origins_missing_robots(batch))
-        retries = session.config.retries  # one look per URL: decay does not wait out a 429's backoff
+        retries = session.config.fetch.retries  # one look per URL: decay does not wait out a 429's backoff
         for url in batch:
             in_flight.pending[url] = (session.submit(FetchJob(0, url, False, retries)), read)
         fetched += len(batch)

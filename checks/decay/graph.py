@@ -129,6 +129,13 @@ def page_kind(
     return Kind.LIVE, True
 
 
+def crawl_has_live_page(*, crawl: Crawl) -> bool:
+    """Whether the crawl has a live page of its own (without one, decay is undefined)."""
+    return Page.objects.filter(
+        crawl=crawl, is_internal=True, state=Page.State.DONE, verdict=Verdict.OK
+    ).exists()
+
+
 def crawl_scope(crawl: Crawl) -> CrawlScope:
     """The scope the crawl ran with (its settings' snapshot): which URLs are pages of the audited site."""
     settings = crawl.settings

@@ -118,7 +118,7 @@ class LiveGraph:
         if session.probes is not None and self.crawl is not None and fresh:
             # Directories the crawl already probed are not probed again.
             session.probes.learn(probes_load(crawl=self.crawl, directories=session.probes.missing(fresh)))
-        retries = session.config.retries  # one look per URL: a walk does not wait out a 429's backoff
+        retries = session.config.fetch.retries  # one look per URL: a walk does not wait out a 429's backoff
         for url in fresh:
             pending[url] = (session.submit(FetchJob(0, url, session.scope.contains(url), retries)), True)
         self.pages_fetched += len(urls)

@@ -1,11 +1,12 @@
-"""Decay's columns in a crawl's report: every page's decay and fraction of dead links from the latest decay job."""
+"""Decay's reports: a decay job's own (the JSON the CLI writes and the dashboard offers), and decay's columns in a
+crawl's report, every page's decay and fraction of dead links from the latest decay job."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 
 from checks.decay.dashboard import decay_latest_job
-from checks.models import DecayScore
+from checks.models import AnalysisJob, DecayFix, DecayScore
 from sites.models import Crawl
 
 
@@ -28,3 +29,46 @@ page_decay.headings = {  # type: ignore[attr-defined]
     "decay": ("D", "Decay: the chance a random walk from the page reaches a dead page"),
     "dead_link_fraction": ("F", "The fraction of the page's links that are dead"),
 }
+
+
+def decay_report(job: AnalysisJob) -> dict:
+    """`{"method", "sigma", "sigmas", "fetches", "seconds", "mean_decay", "paper_means", "external", "pages": [...],
+    "fix_first": [...]}`: each page's "decay" at the first σ and "decay_by_sigma" for every σ the job computed."""
+    result = job.result or {}
+    sigmas = job.parameters["sigmas"]
+    sigma = sigmas[0]
+    by_page: dict[int, dict[str, float]] = {}
+    for page_id, other, decay in DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay"):
+        by_page.setdefault(page_id, {})[str(other)] = decay
+    scores = (
+        DecayScore.objects.filter(job=job, sigma=sigma)
+        .order_by("-decay", "page_id")
+        .values_list("page_id", "page__url", "decay", "error_bound", "dead_link_fraction")
+    )
+    return {
+        "method": job.parameters["method"],
+        "sigma": sigma,
+        "sigmas": sigmas,
+        "external_depth": job.parameters.get("external_depth", 0),
+        "fetches": result.get("fetches", 0),
+        "seconds": result.get("seconds", 0.0),
+        "mean_decay": result.get("mean_decay", {}),
+        "paper_means": result.get("paper_means", {}),
+        "external": result.get("external", {}),
+        "pages": [
+            {
+                "url": url,
+                "decay": decay,
+                "decay_by_sigma": by_page.get(page_id, {}),
+                "error_bound": bound,
+                "dead_link_fraction": fraction,
+            }
+            for page_id, url, decay, bound, fraction in scores.iterator(chunk_size=5000)
+        ],
+        "fix_first": [
+            {"target": target, "gain": gain, "linked_from": linked_from}
+            for target, gain, linked_from in DecayFix.objects.filter(job=job).values_list(
+                "target", "gain", "linked_from"
+            )
+        ],
+    }

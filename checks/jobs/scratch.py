@@ -35,5 +35,10 @@ def scratch_load_all(job: AnalysisJob, prefix: str) -> dict[str, Any]:
     return {name: json.loads(zlib.decompress(bytes(data))) for name, data in rows}
 
 
-def scratch_delete(job: AnalysisJob, prefix: str = "") -> None:
-    JobScratch.objects.filter(job=job, name__startswith=prefix).delete()
+def scratch_delete(job: AnalysisJob, prefix: str = "", *, from_name: str = "") -> None:
+    """Delete the job's entries named `prefix`…; with `from_name`, only those from it on in name order (a
+    numbered series cut where it stopped holding)."""
+    entries = JobScratch.objects.filter(job=job, name__startswith=prefix)
+    if from_name:
+        entries = entries.filter(name__gte=from_name)
+    entries.delete()

@@ -7,8 +7,8 @@ from django.db import transaction
 
 from checks.jobs import JobKind, inflight
 from checks.jobs.context import JobContext, JobError
-from checks.jobs.scratch import scratch_load_all, scratch_save
-from checks.models import AnalysisJob, JobScratch
+from checks.jobs.scratch import scratch_delete, scratch_load_all, scratch_save
+from checks.models import AnalysisJob
 
 from .algorithms import DEFAULT_ALGORITHM
 from .environment import Environment
@@ -67,9 +67,7 @@ def findpage_step(ctx: JobContext) -> bool:
             ctx.progress(done=env.downloads + 1, total=budget, note=_progress_note(env))
 
     def on_diverge(number: int) -> None:
-        JobScratch.objects.filter(
-            job=job, name__startswith=RECORD, name__gte=f"{RECORD}{number:06d}"
-        ).delete()
+        scratch_delete(job, RECORD, from_name=f"{RECORD}{number:06d}")
 
     try:
         result = findpage_run(

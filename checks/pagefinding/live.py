@@ -15,6 +15,7 @@ import lxml.etree
 
 from checks.jobs.inflight import wait_until
 from sites.crawler.parse import parse_document
+from sites.crawler.sitemaps import sitemaps_in_robots
 from sites.crawler.urls import normalize_url
 from sites.http import FetchSettings, PoliteFetcher, RobotsRules, robots_url
 from sites.http.polite import robots_failure_of, robots_text_of
@@ -285,13 +286,7 @@ class LiveSite(Environment):
     def sitemap_links(self) -> list[Link]:
         """Page URLs the site's sitemaps list (those robots.txt names, else /sitemap.xml): one download each."""
         scheme, netloc = self.site
-        named = []
-        if self.robots is not None and self.robots.text:
-            named = [
-                line.split(":", 1)[1].strip()
-                for line in self.robots.text.splitlines()
-                if line.lower().startswith("sitemap:")
-            ]
+        named = sitemaps_in_robots(self.robots.text) if self.robots is not None else []
         sitemaps = [url for url in named if self.on_site(url)][:3] or [f"{scheme}://{netloc}/sitemap.xml"]
         found: list[Link] = []
         for sitemap in sitemaps:

@@ -78,7 +78,7 @@ def findpage_parameters(site: Site, raw: dict[str, Any]) -> dict[str, Any]:
 def findpage_live_settings(site: Site) -> LiveSettings:
     """The site's crawl settings (user agent, limits, allowed networks, delay, robots) for a search."""
     config = crawl_config_for(site=site)
-    return LiveSettings(fetch=config.fetch_settings)
+    return LiveSettings(fetch=config.fetch)
 
 
 def findpage_check_start(*, site: Site, start_url: str) -> None:

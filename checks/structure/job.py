@@ -6,8 +6,7 @@ from django import forms
 from django.db import transaction
 
 from checks.jobs import JobContext, JobInputError, JobKind
-from checks.structure import services, steps
-from checks.structure.models import PageSimilarity, PageTypeMember
+from checks.structure import selectors, services, steps
 from checks.structure.results import filter_result_context, pagetypes_result_context
 from checks.structure.similarity import RELATION_LABELS
 
@@ -54,11 +53,7 @@ def filter_step(ctx: JobContext) -> bool:
 
 
 def filter_report(job) -> dict:
-    rows = (
-        PageSimilarity.objects.filter(job=job)
-        .order_by("-similarity", "page_id")
-        .values_list("page__url", "similarity", "match")
-    )
+    rows = selectors.filter_similarities(job=job).values_list("page__url", "similarity", "match")
     return {
         "relation": job.parameters["relation"],
         "threshold": job.result.get("threshold", job.parameters.get("threshold")),
@@ -78,9 +73,7 @@ def pagetypes_step(ctx: JobContext) -> bool:
 
 
 def pagetypes_report(job) -> dict:
-    members: dict[int, list[str]] = {}
-    for index, url in PageTypeMember.objects.filter(job=job).values_list("type_index", "page__url"):
-        members.setdefault(index, []).append(url)
+    members = selectors.pagetype_member_urls(job=job)
     types = [{**entry, "pages": members.get(entry["index"], [])} for entry in job.result.get("types", [])]
     for entry in types:
         entry.pop("template_id", None)

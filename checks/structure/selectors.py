@@ -47,3 +47,11 @@ def pagetype_pages(*, job: AnalysisJob, index: int, broken_only: bool = False) -
     members = PageTypeMember.objects.filter(job=job, type_index=index).values("page_id")
     pages = Page.objects.filter(pk__in=members).order_by("depth", "id")
     return pages.broken() if broken_only else pages
+
+
+def pagetype_member_urls(*, job: AnalysisJob) -> dict[int, list[str]]:
+    """{type index: its pages' URLs} of a page-types job."""
+    members: dict[int, list[str]] = {}
+    for index, url in PageTypeMember.objects.filter(job=job).values_list("type_index", "page__url"):
+        members.setdefault(index, []).append(url)
+    return members

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
+from urllib.parse import urlsplit
 
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
@@ -14,7 +15,11 @@ from checks.jobs import JobContext, JobError, job_start
 from mwim.ce import CEFormatError, fingerprint_of
 from mwim.extract import content_extract
 from mwim.models import ContentExtractFile, MwimSite
+from mwim.services.notify import indexnow_announce
+from mwim.services.registration import fetch_policy
 from sites.crawler.parse import parse_document
+from sites.crawler.urls import normalize_url
+from sites.http import Fetcher, decode_body
 from sites.models import Crawl, Page, PageBody, PageExtract, Verdict, url_key
 
 log = logging.getLogger(__name__)
@@ -100,8 +105,6 @@ def ce_refresh_step(ctx: JobContext) -> bool:
         # Announced outside any transaction: the endpoints' answers (up to the fetch timeout each) must not
         # hold the database's write lock.
         if state.get("changed_urls") and mwim_site.indexnow_endpoints:
-            from mwim.services.notify import indexnow_announce
-
             state["indexnow"] = indexnow_announce(mwim_site=mwim_site, urls=state["changed_urls"])
         with transaction.atomic():
             ctx.progress(done=total, total=total, note=_note(state))
@@ -208,10 +211,6 @@ def _result(state: dict) -> dict:
 
 def push_url_problem(*, mwim_site: MwimSite, url: str) -> str:
     """Why a pushed URL cannot be refreshed ("" when it can): it must be an http(s) URL on the site's host."""
-    from urllib.parse import urlsplit
-
-    from sites.crawler.urls import normalize_url
-
     normalized = normalize_url(url) if url else None
     if not normalized:
         return "give the changed page as url=<absolute http(s) URL>"
@@ -223,10 +222,6 @@ def push_url_problem(*, mwim_site: MwimSite, url: str) -> str:
 def ce_refresh_page(*, mwim_site: MwimSite, url: str) -> str:
     """Fetch one page now (a push said it changed) and replace its CE file if its fingerprint changed; return
     "changed", "unchanged", or why nothing was stored (the previous good file stays)."""
-    from mwim.services.registration import fetch_policy
-    from sites.crawler.urls import normalize_url
-    from sites.http import Fetcher, decode_body
-
     url = normalize_url(url) or url
     with Fetcher(fetch_policy(max_bytes=PAGE_MAX_BYTES)) as fetcher:
         answer = fetcher.fetch(url)
@@ -253,7 +248,5 @@ def ce_refresh_page(*, mwim_site: MwimSite, url: str) -> str:
         )  # fmt: skip
         MwimSite.objects.filter(pk=mwim_site.pk).update(published_at=now)
     if mwim_site.indexnow_endpoints:
-        from mwim.services.notify import indexnow_announce
-
         indexnow_announce(mwim_site=mwim_site, urls=[url])
     return "changed"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from sites.http import FetchSettings
 
-# The fetch fields below are FetchSettings' (its defaults, its Django settings); a crawl keeps them flat in its
-# stored snapshot, and hands them to its PoliteFetcher as `fetch_settings`.
-_FETCH = FetchSettings()
+# How the crawl fetches is a FetchSettings (sites/http: its fields, defaults and Django settings are declared
+# there, once). The stored snapshot keeps its fields flat beside the crawl's own, as it always has.
 FETCH_FIELDS = tuple(f.name for f in fields(FetchSettings))
 
 
@@ -20,21 +19,11 @@ class CrawlConfig:
     max_depth: int = 50
     include_patterns: str = ""
     exclude_patterns: str = ""
-    concurrency: int = _FETCH.concurrency  # requests at once to one host
-    delay: float = _FETCH.delay  # seconds between request starts to one host
-    fetch_concurrency: int = _FETCH.fetch_concurrency  # requests at once across all hosts (a thread each)
-    obey_robots: bool = _FETCH.obey_robots
+    # Limits of each request and politeness to each host, as the site and the deployment chose them.
+    fetch: FetchSettings = field(default_factory=FetchSettings)
     check_external: bool = True
     # Hours an external target's verdict, checked by an earlier crawl of the same owner, is reused (0: never).
     external_cache_hours: float = 24.0
-    user_agent: str = _FETCH.user_agent
-    timeout: float = _FETCH.timeout
-    max_bytes: int = _FETCH.max_bytes
-    max_redirects: int = _FETCH.max_redirects
-    allowed_networks: tuple[str, ...] = _FETCH.allowed_networks
-    retries: int = _FETCH.retries
-    backoff_seconds: float = _FETCH.backoff_seconds
-    backoff_cap_seconds: float = _FETCH.backoff_cap_seconds
     # Independent task chains working the frontier at once (each on any worker); politeness is shared out.
     lanes: int = 1
     # Dead / soft-404 checks (docs/soft404.md): the directory probe, the content classifier and their settings.
@@ -48,12 +37,14 @@ class CrawlConfig:
 
     @classmethod
     def from_settings(cls, django_settings: Any, *, start_url: str, **overrides: Any) -> CrawlConfig:
+        """The deployment's settings with `overrides` (those not None) winning; the fetch ones (FETCH_FIELDS)
+        are given flat, like the crawl's own."""
         fetch = FetchSettings.from_settings(
             django_settings, **{key: overrides.pop(key) for key in FETCH_FIELDS if key in overrides}
         )
         values: dict[str, Any] = {
             "start_url": start_url,
-            **{name: getattr(fetch, name) for name in FETCH_FIELDS},
+            "fetch": fetch,
             "max_pages": django_settings.WEBAUDIT_CRAWL_MAX_PAGES,
             "max_depth": django_settings.WEBAUDIT_CRAWL_MAX_DEPTH,
             "check_external": django_settings.WEBAUDIT_CRAWL_CHECK_EXTERNAL,
@@ -67,28 +58,26 @@ class CrawlConfig:
         return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
+        """The stored snapshot (Crawl.settings): the fetch settings flat beside the crawl's own."""
         data = asdict(self)
-        data["allowed_networks"] = list(self.allowed_networks)
+        data.update(data.pop("fetch"))
+        data["allowed_networks"] = list(self.fetch.allowed_networks)
         data["extractors"] = [list(pair) for pair in self.extractors]
         return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CrawlConfig:
-        known = {f.name for f in fields(cls)}
+        """Read a snapshot back; a field it lacks (stored before the field existed) takes its default."""
+        known = {f.name for f in fields(cls)} - {"fetch"}
         values = {key: value for key, value in data.items() if key in known}
-        values["allowed_networks"] = tuple(values.get("allowed_networks", ()))
+        values["fetch"] = FetchSettings(**{key: value for key, value in data.items() if key in FETCH_FIELDS})
         values["extractors"] = tuple(tuple(pair) for pair in values.get("extractors", ()))
         return cls(**values)
 
     @property
-    def fetch_settings(self) -> FetchSettings:
-        """The crawl's fetch settings, as the site and deployment chose them (the whole crawl's politeness)."""
-        return FetchSettings(**{name: getattr(self, name) for name in FETCH_FIELDS})
-
-    @property
     def lane_fetch_settings(self) -> FetchSettings:
         """What one lane fetches with: its share of the per-host concurrency, the delay spread over the lanes."""
-        return self.fetch_settings.with_changes(
+        return self.fetch.with_changes(
             concurrency=self.lane_concurrency,
             delay=self.lane_delay,
             fetch_concurrency=self.lane_fetch_concurrency,
@@ -96,13 +85,13 @@ class CrawlConfig:
 
     @property
     def lane_concurrency(self) -> int:
-        return max(1, -(-self.concurrency // self.lanes))
+        return max(1, -(-self.fetch.concurrency // self.lanes))
 
     @property
     def lane_fetch_concurrency(self) -> int:
         # Never below the per-host limit: a lane must be able to use its host's slots.
-        return max(self.lane_concurrency, -(-self.fetch_concurrency // self.lanes))
+        return max(self.lane_concurrency, -(-self.fetch.fetch_concurrency // self.lanes))
 
     @property
     def lane_delay(self) -> float:
-        return self.delay * self.lanes
+        return self.fetch.delay * self.lanes

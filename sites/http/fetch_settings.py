@@ -30,14 +30,18 @@ SETTING_NAMES = {
 }
 
 
+# The limits of one request are FetchPolicy's fields: their defaults are declared there, once.
+_POLICY = FetchPolicy()
+
+
 @dataclass(frozen=True)
 class FetchSettings:
-    user_agent: str = "webaudit/0.1"
+    user_agent: str = _POLICY.user_agent
     # Limits of one request (FetchPolicy).
-    timeout: float = 10.0
-    max_bytes: int = 5_000_000
-    max_redirects: int = 20
-    allowed_networks: tuple[str, ...] = ()
+    timeout: float = _POLICY.timeout
+    max_bytes: int = _POLICY.max_bytes
+    max_redirects: int = _POLICY.max_redirects
+    allowed_networks: tuple[str, ...] = _POLICY.allowed_networks
     # Politeness to one host: requests at once, seconds between their starts, robots.txt.
     concurrency: int = 4
     delay: float = 0.25

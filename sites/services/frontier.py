@@ -468,7 +468,7 @@ def frontier_record(
                 stats.failed += counts_as_broken(verdict=baseline.verdict, error_kind=baseline.error_kind)
                 copied.append((page.pk, outcome.job.baseline.page_id))
                 answered_ms.append(outcome.result.elapsed_ms)
-                follow = not baseline.nofollow or not config.obey_robots
+                follow = not baseline.nofollow or not config.fetch.obey_robots
                 discovered.append(
                     Discovered(page, baseline.parsed, follow, outcome.job.baseline.page_id, baseline.keyless)
                 )
@@ -498,7 +498,7 @@ def frontier_record(
             )
             if outcome.parsed and outcome.parsed.links:
                 discovered.append(
-                    Discovered(page, outcome.parsed, not outcome.nofollow or not config.obey_robots)
+                    Discovered(page, outcome.parsed, not outcome.nofollow or not config.fetch.obey_robots)
                 )
         _update_done(done)
         _reuse_rows(copied, answered_ms, now)

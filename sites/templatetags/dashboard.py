@@ -1,8 +1,11 @@
-"""Template helpers for the dashboard: status and verdict badges, durations, and pagination links."""
+"""Template helpers for the dashboard: status and verdict badges, durations, pagination links, and the sections
+other apps show on the sites pages."""
 
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
+from django.utils.safestring import mark_safe
 
 from sites.models import Verdict
 
@@ -85,3 +88,16 @@ def counted(count: int, plural: str) -> str:
     """ "1 crawl", "2 crawls", "1,234 links": a count with its noun agreeing."""
     noun = _SINGULARS.get(plural, plural) if count == 1 else plural
     return f"{count:,} {noun}"
+
+
+@register.simple_tag(takes_context=True)
+def page_sections(context, place: str) -> str:
+    """What the other apps show at `place` of a sites page (WEBAUDIT_PAGE_SECTIONS[place]: templates rendered in
+    order with the page's context, as an include would): the sites templates name no analysis. Blank when none
+    shows anything, so that a page may make room only for something."""
+    engine = context.template.engine
+    parts = []
+    for name in settings.WEBAUDIT_PAGE_SECTIONS[place]:
+        with context.push():  # what a section sets stays in it
+            parts.append(engine.get_template(name).render(context).strip())
+    return mark_safe("\n".join(part for part in parts if part))  # noqa: S308 - each part is a rendered template

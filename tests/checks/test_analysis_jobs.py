@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from checks.jobs import JobInputError, job_cancel, job_run, job_start, job_step, jobs_resume_stalled
 from checks.jobs.context import JobContext, JobStopped
+from checks.jobs.scratch import scratch_delete, scratch_load_all, scratch_save
 from checks.models import AnalysisJob
 from sites.models import Crawl
 from tests.sites.factories import make_crawl, make_page
@@ -181,3 +182,13 @@ def test_deleting_the_crawl_deletes_its_jobs(pagecount_kind):
     job_start(kind=pagecount_kind, crawl=crawl, enqueue=False)
     crawl.delete()
     assert not AnalysisJob.objects.exists()
+
+
+def test_a_numbered_scratch_series_is_cut_from_a_name_on_and_the_rest_kept(pagecount_kind):
+    job = job_start(kind=pagecount_kind, crawl=crawl_with_pages(1), parameters={}, enqueue=False)
+    for number in range(4):
+        scratch_save(job, f"record:{number:06d}", {"n": number})
+    scratch_save(job, "other", {"kept": True})
+    scratch_delete(job, "record:", from_name="record:000002")
+    assert list(scratch_load_all(job, "record:").values()) == [{"n": 0}, {"n": 1}]
+    assert scratch_load_all(job, "other") == {"other": {"kept": True}}

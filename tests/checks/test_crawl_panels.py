@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -42,9 +43,12 @@ def test_the_decay_section_waits_for_a_finished_decay_job(signed_in, owner):
     assert 'id="decay-heading"' not in page
 
 
-def test_the_sites_templates_name_no_analysis():
-    templates = Path(settings.BASE_DIR) / "templates" / "sites"
-    for path in templates.rglob("*.html"):
+def test_the_sites_templates_name_no_other_app():
+    """No tag library and no URL of another app in the sites app's templates and the partials they include:
+    what other apps show there comes through WEBAUDIT_PAGE_SECTIONS and the kinds' panels."""
+    templates = Path(settings.BASE_DIR) / "templates"
+    for path in [*(templates / "sites").rglob("*.html"), *(templates / "partials").rglob("*.html")]:
         text = path.read_text()
-        for name in ("decay", "structure", "pagefinding", "mwim"):
-            assert f"load {name}" not in text and f"{name}_panel" not in text, (path, name)
+        for libraries in re.findall(r"{%\s*load\s+([^%]*?)\s*%}", text):
+            assert set(libraries.split()) <= {"humanize", "dashboard", "static", "django_htmx"}, path
+        assert set(re.findall(r"{%\s*url\s+['\"]([\w-]+):", text)) <= {"sites"}, path

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.urls import reverse
 
-from checks.decay import job as decay_job_module
+from checks.decay import steps as decay_steps
 from checks.jobs import job_cancel, job_run, job_start, job_step
 from checks.models import AnalysisJob, DecayFix, DecayScore, JobScratch
 from sites.models import Crawl
@@ -176,7 +176,7 @@ def test_an_unfinished_crawl_and_a_crawl_with_no_live_page_exit_2():
 
 
 def test_a_walk_job_works_in_chunks_one_per_step_and_stores_each_page_once(site_crawl, monkeypatch):
-    monkeypatch.setattr(decay_job_module, "WALK_CHUNK", 1)
+    monkeypatch.setattr(decay_steps, "WALK_CHUNK", 1)
     job = job_start(
         kind="decay",
         crawl=site_crawl,
@@ -198,7 +198,7 @@ def test_a_walk_job_works_in_chunks_one_per_step_and_stores_each_page_once(site_
 
 
 def test_a_cancelled_walk_job_stops_between_chunks_and_keeps_what_it_saved(site_crawl, monkeypatch):
-    monkeypatch.setattr(decay_job_module, "WALK_CHUNK", 1)
+    monkeypatch.setattr(decay_steps, "WALK_CHUNK", 1)
     job = job_start(
         kind="decay",
         crawl=site_crawl,
@@ -361,7 +361,7 @@ def test_a_step_redone_after_its_commit_rewrites_its_rows_without_a_unique_failu
         job.state["next"] = 0  # its last chunk too
     # The exact job's graph and solution went with the finished job's scratch: it reads the graph again first.
     steps = 1
-    while not decay_job_module.decay_step(JobContext(job, token=token, budget_seconds=30)):
+    while not decay_steps.decay_step(JobContext(job, token=token, budget_seconds=30)):
         steps += 1
         assert steps <= 3
     assert sorted(DecayScore.objects.filter(job=job).values_list("page_id", "sigma", "decay")) == before
@@ -482,7 +482,7 @@ def test_a_live_walk_step_stops_waiting_for_pages_slower_than_its_budget_and_rea
 
 
 def test_an_exact_decay_job_in_tiny_steps_ends_with_the_rows_and_result_of_one_step(site_crawl, monkeypatch):
-    monkeypatch.setattr(decay_job_module, "EXACT_PART", 1)
+    monkeypatch.setattr(decay_steps, "EXACT_PART", 1)
     parameters = {"method": "exact", "sigmas": [0.1, 0.3]}
 
     def outcome(job):

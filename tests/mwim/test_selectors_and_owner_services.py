@@ -41,6 +41,9 @@ def test_a_published_ce_file_is_listed_and_of_a_published_site():
     assert selectors.published_ce_file(site_id=verified.site_id, key=unlisted.url_key) is None
     assert selectors.published_ce_file(site_id=disabled.site_id, key=hidden.url_key) is None
     assert selectors.published_ce_file(site_id=disabled.site_id, key=listed.url_key) is None
+    unverified = make_mwim_site(verified=False)
+    waiting = ce_row(unverified, "d")
+    assert selectors.published_ce_file(site_id=unverified.site_id, key=waiting.url_key) is None
     fingerprint, updated = selectors.published_ce_validators(site_id=verified.site_id, key=listed.url_key)
     assert (fingerprint, updated) == ("f-a", listed.updated_at)
     assert selectors.published_ce_validators(site_id=verified.site_id, key=unlisted.url_key) is None

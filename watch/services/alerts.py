@@ -26,8 +26,9 @@ from checks.jobs.context import JobInputError
 from checks.jobs.services import job_enqueue, job_start
 from checks.models import AnalysisJob
 from sites.http import FetchResult, FetchSettings, PoliteFetcher, json_body
-from sites.models import Crawl
+from sites.models import Crawl, Site
 from watch.models import AlertSubscription, Schedule, WaitingAlert, WebhookDelivery
+from watch.selectors import alert_subscription
 from watch.services.schedules import crawl_was_scheduled
 
 log = logging.getLogger(__name__)
@@ -62,6 +63,15 @@ def watch_crawl_finished(*, crawl: Crawl) -> None:
     for job in started:
         job_enqueue(job=job)
     alert_send_when_analysed(crawl=crawl)
+
+
+def alerts_save(*, site: Site, user, **fields) -> AlertSubscription:
+    """Create or change the user's alerts for the site (its webhook secret is made on the first save)."""
+    subscription = alert_subscription(site=site, user=user) or AlertSubscription(site=site, user=user)
+    for name, value in fields.items():
+        setattr(subscription, name, value)
+    subscription.save()
+    return subscription
 
 
 def watch_job_ended(*, job: AnalysisJob) -> None:

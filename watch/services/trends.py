@@ -9,6 +9,7 @@ from sites.models import Crawl, Site, Verdict
 from sites.services.issues import crawl_broken_targets, crawl_health
 from watch.charts import trend_svg
 from watch.models import CrawlFigures
+from watch.selectors import finished_crawls
 
 # Crawls a trend shows, newest last.
 TREND_CRAWLS = 30
@@ -52,9 +53,7 @@ def crawl_figures(*, crawl: Crawl) -> CrawlFigures:
 
 def site_trend(*, site: Site, limit: int = TREND_CRAWLS) -> list[TrendPoint]:
     """The site's last `limit` finished crawls, oldest first."""
-    crawls = list(
-        Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk")[:limit]
-    )
+    crawls = list(finished_crawls(site=site)[:limit])
     points = []
     for crawl in reversed(crawls):
         figures = crawl_figures(crawl=crawl)

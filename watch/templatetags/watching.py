@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django import template
 
+from sites.access import can_manage
 from watch.forms import AlertForm, ScheduleForm
-from watch.models import AlertSubscription, Schedule, WebhookDelivery
+from watch.selectors import alert_subscription, site_schedule, webhook_deliveries
 from watch.services.trends import site_trend, trend_charts
 
 register = template.Library()
@@ -17,23 +18,20 @@ DELIVERIES_LISTED = 10
 def site_watch(context, site) -> dict:
     request = context["request"]
     user = request.user
-    can_manage = user.is_superuser or site.owner_id == user.pk
-    schedule = Schedule.objects.filter(site=site).first()
-    subscription = AlertSubscription.objects.filter(site=site, user=user).first()
-    deliveries = WebhookDelivery.objects.filter(site=site)
-    if not can_manage:
-        deliveries = deliveries.filter(subscription__user=user)
+    manages = can_manage(user, site)
+    schedule = site_schedule(site=site)
+    subscription = alert_subscription(site=site, user=user)
     trend = site_trend(site=site)
     return {
         "request": request,
         "csrf_token": context.get("csrf_token"),
         "site": site,
-        "can_manage": can_manage,
+        "can_manage": manages,
         "schedule": schedule,
-        "schedule_form": ScheduleForm(instance=schedule) if can_manage else None,
+        "schedule_form": ScheduleForm(instance=schedule) if manages else None,
         "alert_form": AlertForm(instance=subscription),
         "subscription": subscription,
-        "deliveries": list(deliveries.select_related("subscription__user")[:DELIVERIES_LISTED]),
+        "deliveries": webhook_deliveries(site=site, user=user, limit=DELIVERIES_LISTED),
         "charts": trend_charts(trend) if len(trend) > 1 else [],
         "crawls_compared": len(trend),
     }

@@ -101,6 +101,30 @@ def test_a_hostile_sitemap_expands_no_entity_and_adds_its_page_urls(httpserver):
     assert result.link_texts == ["(sitemap)"]
 
 
+def test_the_sitemaps_robots_txt_names_are_read_as_the_crawl_reads_them(httpserver):
+    # The field name in any case, a comment after the URL, the same sitemap named twice: read once, as the crawl's
+    # sitemap reader takes robots.txt's Sitemap lines (sites.crawler.sitemaps.sitemaps_in_robots).
+    sitemap = httpserver.url_for("/pages.xml")
+    httpserver.expect_request("/robots.txt").respond_with_data(
+        f"User-agent: *\nSitemap: {sitemap}  # every page\nSITEMAP: {sitemap}\n", content_type="text/plain"
+    )
+    httpserver.expect_request("/pages.xml").respond_with_data(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        f"<url><loc>{httpserver.url_for('/income-tax-form.html')}</loc></url></urlset>",
+        content_type="application/xml",
+    )
+    httpserver.expect_request("/").respond_with_data(
+        "<title>Home</title><p>nothing linked</p>", content_type=HTML
+    )
+    httpserver.expect_request("/income-tax-form.html").respond_with_data(
+        "<title>Income tax form</title><p>form</p>", content_type=HTML
+    )
+    _, result = find(httpserver.url_for("/"), "income tax form")
+    assert result.found == httpserver.url_for("/income-tax-form.html")
+    assert [entry.node for entry in result.log if entry.note == "sitemap"] == [sitemap]
+    assert requested(httpserver) == ["/robots.txt", "/", "/pages.xml", "/income-tax-form.html"]
+
+
 def test_binary_and_malformed_pages_are_downloads_that_yield_no_links(httpserver):
     httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
     httpserver.expect_request("/sitemap.xml").respond_with_data("", status=404)

@@ -2,8 +2,8 @@
 
 MFPLR, the Method for Filtering Pages by Link Ratio: a page is a detail page when the share of its elements
 that are links is below 0.25 ("the existing research work mostly set link ratio to 0.25"). It needs the whole
-tree's element count, which the `dom` extract does not keep, so it runs over a parsed page (benchmarks, a
-backfill over stored bodies), never in the crawl's fetch threads. MFPCS and MFPCTA need strings and tags
+tree's element count, which the `dom` extract does not keep, so it runs over a parsed page in the benchmark
+(benchmarks/structure.py), never in the crawl; it is no job, so it lives here, outside the production package. MFPCS and MFPCTA need strings and tags
 chosen for one site by hand (Table 2), so they are not offered.
 """
 
