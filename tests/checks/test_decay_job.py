@@ -336,7 +336,7 @@ def test_the_fix_first_list_is_paged_and_the_papers_means_are_shown_beside_ours(
     home_decay = DecayScore.objects.get(job=job, page=home).decay
     assert job.result["mean_decay"]["0.1"] == pytest.approx(home_decay / 2)
     assert job.result["paper_means"]["mean_decay"]["0.1"] == pytest.approx(home_decay)
-    assert "As the paper reports them" in first
+    assert "Over the pages the paper measures" in first
 
 
 @pytest.mark.parametrize("method", ["exact", "walk"])
