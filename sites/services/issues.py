@@ -76,9 +76,10 @@ class CrawlIssue:
 
 
 def _fetched_internal(crawl: Crawl) -> QuerySet[Page]:
-    """The crawl's own pages that were asked (robots.txt let us), the pages the health score is about."""
+    """The crawl's own pages that were asked (robots.txt and the address guard let us), the pages the health
+    score is about: a crawl whose start URL the guard refused asked nothing, and its health is unknown, not 100."""
     return Page.objects.filter(crawl=crawl, is_internal=True, state=Page.State.DONE).exclude(
-        error_kind="robots"
+        error_kind__in=("robots", *NOT_CHECKED_KINDS)
     )
 
 
@@ -338,7 +339,7 @@ def crawl_health(*, crawl: Crawl) -> Health:
     """The crawl's health, 0-100, comparable between crawls of a site of any size.
 
     health = 100 × (1 − (E + ½·W) / P), rounded, where P counts the site's pages fetched (internal, not blocked
-    by robots.txt), E those with an error (the page itself is dead, soft-404 or failing, or it links to a page of
+    by robots.txt or the address guard; None without any), E those with an error (the page itself is dead, soft-404 or failing, or it links to a page of
     the site that is: its visitors meet the error), W the rest with a warning (it links to a broken page of
     another site, which the owner can only unlink; slow; very large; a redirect chain of 3+ hops). A share, not
     a count, so a bigger site is not a sicker one; the "share of pages without errors" of the common site-audit
