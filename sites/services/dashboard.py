@@ -134,6 +134,20 @@ def inlinks_count(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
     return pages
 
 
+def orphans_mark(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
+    """Set `is_orphan` on each of these pages of the crawl: listed in the sitemap and linked from no page, so the
+    crawl reached it from the sitemap only. One query over the links to the listed ones, none without any."""
+    listed = [page.pk for page in pages if page.in_sitemap and page.is_internal]
+    linked = (
+        set(Link.objects.filter(crawl=crawl, target__in=listed).values_list("target_id", flat=True).distinct())
+        if listed
+        else set()
+    )
+    for page in pages:
+        page.is_orphan = page.pk in listed and page.pk not in linked
+    return pages
+
+
 def report_broken_links(*, crawl: Crawl) -> QuerySet[Link]:
     """Links of the crawl whose target is broken, dead, soft-404 or failing, in the order they were found; not
     those the address guard refused, which were never asked (shown "not checked")."""

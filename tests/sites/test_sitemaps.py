@@ -4,8 +4,10 @@ reports the listed URLs that are dead or redirected, crawls the orphans, and ref
 from __future__ import annotations
 
 import gzip
+import re
 
 import pytest
+from django.urls import reverse
 
 from sites.crawler.sitemaps import SitemapError, parse_sitemap, sitemaps_in_robots
 from sites.models import Crawl, Page, Sitemap
@@ -137,6 +139,23 @@ def test_a_crawl_reads_the_declared_sitemaps_and_crawls_their_orphans(
     assert sitemap["not_in_sitemap"] == 1  # /from-orphan
     kinds = {issue.kind: issue.count for issue in crawl_issues(crawl=crawl)}
     assert kinds["sitemap_problems"] == 3  # the dead URL, the redirect, the unreadable sitemap
+
+
+def test_the_crawl_page_marks_the_orphan_pages_it_crawled_from_the_sitemap(
+    client, user, site_with_sitemap, crawl_site
+):
+    crawl = crawl_site(site_with_sitemap)
+    base = site_with_sitemap.rstrip("/")
+    client.force_login(user)
+    html = client.get(reverse("sites:crawl", args=[crawl.pk])).content.decode()
+    table = html.split('id="pages-table"')[1].split('id="soft404"')[0]
+    rows = {
+        re.search(r'<td class="url"><a href="([^"]+)"', row).group(1): row
+        for row in re.findall(r"<tr[^>]*>\s*<td class=\"url\">.*?</tr>", table, re.S)
+    }
+    marked = {url for url, row in rows.items() if ">orphan</span>" in row}
+    assert marked == {f"{base}/orphan", f"{base}/dead", f"{base}/moved"}
+    assert f"{base}/a" in rows and f"{base}/from-orphan" in rows  # listed and linked; linked only
 
 
 def test_a_site_without_a_sitemap_costs_one_request_and_reports_none(httpserver, crawl_site):
