@@ -139,7 +139,9 @@ def orphans_mark(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
     crawl reached it from the sitemap only. One query over the links to the listed ones, none without any."""
     listed = [page.pk for page in pages if page.in_sitemap and page.is_internal]
     linked = (
-        set(Link.objects.filter(crawl=crawl, target__in=listed).values_list("target_id", flat=True).distinct())
+        set(
+            Link.objects.filter(crawl=crawl, target__in=listed).values_list("target_id", flat=True).distinct()
+        )
         if listed
         else set()
     )
