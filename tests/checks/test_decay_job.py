@@ -243,6 +243,8 @@ def test_the_crawl_page_shows_the_charts_the_fix_first_list_and_pages_by_decay(s
     assert "D, σ=0.1" in html and "D, σ=0.5" in html  # one distribution per σ
     assert "Fix first" in html and site_crawl.site.url + "gone.html" in html
     assert "Path to death" in html
+    # Beside the broken pages: the one fix, and no "All 1".
+    assert "Where it is linked from, in the decay section" in html and "All 1 in" not in html
     job_page = client.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert job_page.count("<svg") >= 2 and "Fix first" in job_page
     # sorted by URL, filtered by a minimum decay
