@@ -297,7 +297,8 @@ class Page(models.Model):
 
     @property
     def is_broken(self) -> bool:
-        return self.verdict in BROKEN_VERDICTS
+        """Broken as far as anyone asked it: a target the address guard refused is not (counts_as_broken)."""
+        return counts_as_broken(verdict=self.verdict, error_kind=self.error_kind)
 
 
 class ExternalCheck(models.Model):

@@ -25,6 +25,7 @@ from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 from sites.services.dashboard import (
     crawls_visible_to,
     inlinks_count,
+    orphans_mark,
     report_broken_links,
     report_pages,
     report_soft404_pages,
@@ -259,7 +260,7 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     soft404_page = soft404_pages.get_page(request.GET.get("spage"))
     soft404_page.object_list = inlinks_count(crawl=crawl, pages=list(soft404_page.object_list))
     page_rows = pages.get_page(request.GET.get("page"))
-    page_rows.object_list = list(page_rows.object_list)
+    page_rows.object_list = orphans_mark(crawl=crawl, pages=list(page_rows.object_list))
     context = {
         "crawl": crawl,
         "site": crawl.site,

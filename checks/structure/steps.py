@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from django.db import transaction
+from django.template.defaultfilters import pluralize
 
 from checks.jobs import JobContext, JobError
 from checks.jobs.scratch import scratch_delete, scratch_load, scratch_load_all, scratch_save
@@ -395,7 +396,8 @@ def _types_cluster(ctx: JobContext) -> None:
         ctx.progress(
             done=position,
             total=2 * len(distinct),
-            note=f"{len(clustering.leaders):,} page types among {len(distinct):,} distinct structures",
+            note=f"{_counted(len(clustering.leaders), 'page type')} among "
+            f"{_counted(len(distinct), 'distinct structure')}",
         )
 
 
@@ -468,10 +470,15 @@ def _types_write(ctx: JobContext) -> None:
         _types_finish(ctx, groups)
 
 
+def _counted(count: int, noun: str) -> str:
+    """ "1 page type", "2 page types": the job page shows the last note as the job's summary."""
+    return f"{count:,} {noun}{pluralize(count)}"
+
+
 def _types_finish(ctx: JobContext, groups: list) -> None:
     summary = [entry for part in scratch_load_all(ctx.job, "types:").values() for entry in part]
     pages = sum(len(members) for members, _ in groups)
     with transaction.atomic():
         ctx.state["phase"] = "done"
-        ctx.progress(done=len(groups), total=len(groups), note=f"{len(summary)} page types")
+        ctx.progress(done=len(groups), total=len(groups), note=_counted(len(summary), "page type"))
     ctx.finish(result={"types": summary, "pages": pages})

@@ -24,6 +24,23 @@ class SitemapError(ValueError):
     """A sitemap that cannot be read; the message says why, for the report."""
 
 
+class NotASitemap(SitemapError):
+    """A document that is no sitemap at all: an HTML page, other XML, text that lists no URL (a sitemap that is
+    not well-formed XML is a broken sitemap, not this). At the well-known /sitemap.xml of a site that answers
+    every URL (a soft-404 page, a redirect home) it means the site has no sitemap there."""
+
+
+# How far into a document to look for the marks of an HTML page, whose doctype would otherwise be refused as
+# a hostile DTD: its doctype and <html> come first, after at most a comment or two.
+HTML_SNIFF_BYTES = 1024
+
+
+def _looks_like_html(start: bytes) -> bool:
+    head = start[:HTML_SNIFF_BYTES].lower()
+    is_sitemap = b"<urlset" in head or b"<sitemapindex" in head
+    return not is_sitemap and (b"<!doctype html" in head or b"<html" in head)
+
+
 @dataclass(frozen=True)
 class ParsedSitemap:
     urls: list[str]  # the <loc> of each <url> of a urlset (or each line of a text sitemap)
@@ -63,9 +80,11 @@ def parse_sitemap(
         data = _inflate(data, max_bytes)
     if len(data) > max_bytes:
         raise SitemapError(f"over {max_bytes:,} bytes")
-    head = data.lstrip()[:1]
-    if head and head != b"<":
+    start = data.removeprefix(b"\xef\xbb\xbf").lstrip()
+    if start and start[:1] != b"<":
         return _parse_text(data, max_urls)
+    if _looks_like_html(start):
+        raise NotASitemap("an HTML page, not a sitemap")
     try:
         root = SafeTree.parse(io.BytesIO(data), forbid_dtd=True).getroot()
     except DefusedXmlException as exc:
@@ -74,7 +93,7 @@ def parse_sitemap(
         raise SitemapError(f"not XML ({exc})") from None
     tag = root.tag.removeprefix(SITEMAP_NS)
     if tag not in ("urlset", "sitemapindex"):
-        raise SitemapError(f"not a sitemap (root element {root.tag!r})")
+        raise NotASitemap(f"not a sitemap (root element {root.tag!r})")
     child = "url" if tag == "urlset" else "sitemap"
     locs: list[str] = []
     cut = 0
@@ -100,9 +119,9 @@ def _parse_text(data: bytes, max_urls: int) -> ParsedSitemap:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise SitemapError("neither XML nor a UTF-8 text sitemap") from None
+        raise NotASitemap("neither XML nor a UTF-8 text sitemap") from None
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     urls = [line for line in lines if line.startswith(("http://", "https://"))]
     if lines and not urls:
-        raise SitemapError("neither XML nor a list of URLs")
+        raise NotASitemap("neither XML nor a list of URLs")
     return ParsedSitemap(urls=urls[:max_urls], sitemaps=[], cut=max(0, len(urls) - max_urls))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
-from sites.models import BROKEN_CHECKED, Crawl, Link, Page, Site, Verdict
+from sites.models import BROKEN_CHECKED, NOT_CHECKED_KINDS, Crawl, Link, Page, Site, Verdict
 from sites.services.issues import issue_condition
 
 # What the URL itself answered. A redirected page counts as 3xx and also in the class of where it ended,
@@ -16,7 +16,10 @@ STATUS_CLASSES: dict[str, tuple[str, Q]] = {
     "3xx": ("3xx redirected", Q(status_code__gte=300, status_code__lt=400) | ~Q(redirects=[])),
     "4xx": ("4xx client error", Q(status_code__gte=400, status_code__lt=500)),
     "5xx": ("5xx server error", Q(status_code__gte=500, status_code__lt=600)),
-    "error": ("Fetch error", Q(state=Page.State.DONE) & ~Q(error_kind="") & ~Q(error_kind="robots")),
+    "error": (
+        "Fetch error",
+        Q(state=Page.State.DONE) & ~Q(error_kind="") & ~Q(error_kind__in=("robots", *NOT_CHECKED_KINDS)),
+    ),
     "robots": ("Blocked by robots.txt", Q(error_kind="robots")),
     "pending": ("Not fetched yet", ~Q(state=Page.State.DONE)),
 }
@@ -24,7 +27,12 @@ SCOPES: dict[str, tuple[str, Q]] = {
     "internal": ("Internal (crawled)", Q(is_internal=True)),
     "external": ("External (checked)", Q(is_internal=False)),
 }
-VERDICTS: dict[str, tuple[str, Q]] = {value: (label, Q(verdict=value)) for value, label in Verdict.choices}
+# A target the address guard refused is stored "dead" but was never asked: no verdict chip or filter counts it
+# (the issue "Links not checked" lists them).
+VERDICTS: dict[str, tuple[str, Q]] = {
+    value: (label, Q(verdict=value) & ~Q(error_kind__in=NOT_CHECKED_KINDS))
+    for value, label in Verdict.choices
+}
 # A page a link should not point to: the fetch failed, or the verdict says dead, soft-404 or still failing.
 # A soft-404 page answers 200, so only its verdict tells it apart.
 
@@ -131,6 +139,22 @@ def inlinks_count(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
     )
     for page in pages:
         page.inlink_count = counts.get(page.pk, 0)
+    return pages
+
+
+def orphans_mark(*, crawl: Crawl, pages: list[Page]) -> list[Page]:
+    """Set `is_orphan` on each of these pages of the crawl: listed in the sitemap and linked from no page, so the
+    crawl reached it from the sitemap only. One query over the links to the listed ones, none without any."""
+    listed = [page.pk for page in pages if page.in_sitemap and page.is_internal]
+    linked = (
+        set(
+            Link.objects.filter(crawl=crawl, target__in=listed).values_list("target_id", flat=True).distinct()
+        )
+        if listed
+        else set()
+    )
+    for page in pages:
+        page.is_orphan = page.pk in listed and page.pk not in linked
     return pages
 
 

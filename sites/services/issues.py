@@ -76,9 +76,10 @@ class CrawlIssue:
 
 
 def _fetched_internal(crawl: Crawl) -> QuerySet[Page]:
-    """The crawl's own pages that were asked (robots.txt let us), the pages the health score is about."""
+    """The crawl's own pages that were asked (robots.txt and the address guard let us), the pages the health
+    score is about: a crawl whose start URL the guard refused asked nothing, and its health is unknown, not 100."""
     return Page.objects.filter(crawl=crawl, is_internal=True, state=Page.State.DONE).exclude(
-        error_kind="robots"
+        error_kind__in=("robots", *NOT_CHECKED_KINDS)
     )
 
 
@@ -274,15 +275,20 @@ def _unreadable_sitemaps(crawl: Crawl) -> int:
     return Sitemap.objects.filter(crawl=crawl).exclude(error="").count()
 
 
+def _sitemap_read(crawl: Crawl) -> bool:
+    """Whether the crawl read a sitemap: without one, no page is missing from it (a declared sitemap that could
+    not be read is a sitemap problem, not a site whose every page is unlisted)."""
+    return Sitemap.objects.filter(crawl=crawl, error="").exists()
+
+
 def crawl_issues(*, crawl: Crawl, with_empty: bool = False) -> list[CrawlIssue]:
     """The crawl's issues, most severe first, then by count. The page kinds are counted in one query; analyses
     add theirs through WEBAUDIT_CRAWL_ISSUE_PROVIDERS. Kinds with nothing found are left out unless
-    `with_empty`; the sitemap kinds are left out of a crawl that read no sitemap."""
+    `with_empty`; orphans and pages missing from the sitemap are left out of a crawl that read no sitemap."""
     queries = _issue_queries(crawl)
     counts = _crawl_pages(crawl).aggregate(**{name: Count("id", filter=q) for name, q in queries.items()})
-    has_sitemap = Sitemap.objects.filter(crawl=crawl).exists()
-    if has_sitemap:
-        counts["sitemap_problems"] += _unreadable_sitemaps(crawl)
+    counts["sitemap_problems"] += _unreadable_sitemaps(crawl)
+    has_sitemap = _sitemap_read(crawl)
     issues = []
     for kind in ISSUE_KINDS:
         if kind.kind in ("not_in_sitemap", "orphans") and not has_sitemap:
@@ -338,7 +344,7 @@ def crawl_health(*, crawl: Crawl) -> Health:
     """The crawl's health, 0-100, comparable between crawls of a site of any size.
 
     health = 100 × (1 − (E + ½·W) / P), rounded, where P counts the site's pages fetched (internal, not blocked
-    by robots.txt), E those with an error (the page itself is dead, soft-404 or failing, or it links to a page of
+    by robots.txt or the address guard; None without any), E those with an error (the page itself is dead, soft-404 or failing, or it links to a page of
     the site that is: its visitors meet the error), W the rest with a warning (it links to a broken page of
     another site, which the owner can only unlink; slow; very large; a redirect chain of 3+ hops). A share, not
     a count, so a bigger site is not a sicker one; the "share of pages without errors" of the common site-audit
@@ -492,7 +498,7 @@ def crawl_sitemap_summary(*, crawl: Crawl, limit: int | None = None, detail: boo
         chosen = query.order_by("id").values_list("url", flat=True)
         return list(chosen[:limit] if limit else chosen)
 
-    has_sitemap = Sitemap.objects.filter(crawl=crawl).exists()
+    has_sitemap = _sitemap_read(crawl)
     summary = {
         "urls": listed.count(),
         "dead": urls(listed.filter(BROKEN_CHECKED & ~Q(verdict=Verdict.SOFT404))),

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.utils.module_loading import import_string
 
-from sites.models import BROKEN_VERDICTS, Crawl, Link, Page, Verdict
+from sites.models import BROKEN_VERDICTS, NOT_CHECKED_KINDS, Crawl, Link, Page, Verdict
 
 VERDICT_FIELDS = ("verdict", "verdict_reason", "soft404_probability", "probe", "strikes", "failing_since")
 PAGE_FIELDS = VERDICT_FIELDS + (
@@ -167,7 +167,9 @@ LINK_CHOICES = ("all", "broken", "none")
 def report_links(crawl: Crawl, links: str = "all") -> QuerySet:
     chosen = Link.objects.filter(crawl=crawl)
     if links == "broken":
-        chosen = chosen.filter(target__state=Page.State.DONE, target__verdict__in=BROKEN_VERDICTS)
+        chosen = chosen.filter(target__state=Page.State.DONE, target__verdict__in=BROKEN_VERDICTS).exclude(
+            target__error_kind__in=NOT_CHECKED_KINDS
+        )
     elif links == "none":
         chosen = chosen.none()
     return chosen.order_by("id").values(
@@ -180,20 +182,24 @@ def report_links(crawl: Crawl, links: str = "all") -> QuerySet:
         "target__status_code",
         "target__fetch_error",
         "target__state",
+        "target__error_kind",
         "target__verdict_cached_at",
     )
 
 
 def link_as_report(values: dict) -> dict:
-    checked = values["target__state"] == Page.State.DONE
+    done = values["target__state"] == Page.State.DONE
+    # Checked: the target was asked (one the address guard refused never was: neither broken nor fine, its error
+    # says why).
+    checked = done and values["target__error_kind"] not in NOT_CHECKED_KINDS
     return {
         "source": values["source__url"],
         "target": values["target_url"],
         "text": values["text"],
         "tag": values["tag"],
         "internal": values["is_internal"],
-        "status": values["target__status_code"] if checked else None,
-        "error": (values["target__fetch_error"] or None) if checked else None,
+        "status": values["target__status_code"] if done else None,
+        "error": (values["target__fetch_error"] or None) if done else None,
         "checked": checked,
         **verdict_as_report(values, prefix="target__"),
         # The target's verdict was reused from an earlier crawl's check (external_cache.py), not checked now.

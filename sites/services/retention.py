@@ -16,10 +16,21 @@ the crawl layer knows no analysis (docs/analysis-jobs.md).
 from __future__ import annotations
 
 from django.conf import settings
-from django.db import transaction
+from django.db import models, transaction
 from django.utils.module_loading import import_string
 
-from sites.models import Crawl, DirectoryProbe, Link, Page, PageBody, PageExtract, RobotsFile, Site
+from sites.models import (
+    Crawl,
+    DirectoryProbe,
+    Link,
+    Page,
+    PageBody,
+    PageExtract,
+    RobotsFile,
+    Site,
+    Sitemap,
+    SitemapUrl,
+)
 
 
 class CrawlActiveError(Exception):
@@ -82,16 +93,24 @@ def deletion_summary(*, crawl_ids: list[int]) -> dict[str, int]:
         "links": Link.objects.filter(crawl_id__in=crawl_ids).count(),
         "robots.txt files": RobotsFile.objects.filter(crawl_id__in=crawl_ids).count(),
         "directory probes": DirectoryProbe.objects.filter(crawl_id__in=crawl_ids).count(),
-        **_rows_of_other_apps(crawl_ids=crawl_ids),
+        "sitemaps": Sitemap.objects.filter(crawl_id__in=crawl_ids).count(),
+        "sitemap URLs": SitemapUrl.objects.filter(crawl_id__in=crawl_ids).count(),
+        **rows_of_other_apps(model=Crawl, ids=crawl_ids),
     }
 
 
-def _rows_of_other_apps(*, crawl_ids: list[int]) -> dict[str, int]:
-    """Rows of other apps' models that point straight at these crawls (the analysis jobs), by their plural name."""
+def rows_of_other_apps(*, model: type, ids: list[int]) -> dict[str, int]:
+    """Rows of other apps' models that point straight at these rows of `model` (a crawl's analysis jobs; a site's
+    schedule, saved filters, MWIM registration), by their plural name."""
     counts = {}
-    for relation in Crawl._meta.related_objects:
-        model = relation.related_model
-        if relation.one_to_many and model._meta.app_label != Crawl._meta.app_label:
-            rows = model._default_manager.filter(**{f"{relation.field.name}__in": crawl_ids})
-            counts[str(model._meta.verbose_name_plural)] = rows.count()
+    for relation in model._meta.related_objects:
+        related = relation.related_model
+        cascades = relation.on_delete is models.CASCADE  # a SET_NULL row outlives the deletion
+        if (
+            (relation.one_to_many or relation.one_to_one)
+            and cascades
+            and related._meta.app_label != model._meta.app_label
+        ):
+            rows = related._default_manager.filter(**{f"{relation.field.name}__in": ids})
+            counts[str(related._meta.verbose_name_plural)] = rows.count()
     return counts

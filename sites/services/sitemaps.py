@@ -18,7 +18,13 @@ from django.utils import timezone
 
 from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import CrawlSession
-from sites.crawler.sitemaps import MAX_FILE_BYTES, SitemapError, parse_sitemap, sitemaps_in_robots
+from sites.crawler.sitemaps import (
+    MAX_FILE_BYTES,
+    NotASitemap,
+    SitemapError,
+    parse_sitemap,
+    sitemaps_in_robots,
+)
 from sites.crawler.urls import normalize_url
 from sites.http.urls import origin
 from sites.models import Crawl, Page, RobotsFile, Sitemap, SitemapUrl, url_key
@@ -79,6 +85,14 @@ def sitemaps_read(*, crawl: Crawl, session: CrawlSession) -> int:
             continue
         try:
             parsed = parse_sitemap(result.body, max_urls=MAX_SITEMAP_URLS)
+        except NotASitemap as exc:
+            # Undeclared and no sitemap at the well-known place (a site that answers every URL with a page or
+            # a redirect home): the site has none, as with a 404.
+            if declared_in == "/sitemap.xml":
+                files.pop()
+            else:
+                record.error = str(exc)[:300]
+            continue
         except SitemapError as exc:
             record.error = str(exc)[:300]
             continue

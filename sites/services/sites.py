@@ -7,7 +7,7 @@ from django.db import transaction
 
 from sites.crawler.urls import normalize_url
 from sites.models import Crawl, Site
-from sites.services.retention import deletion_summary
+from sites.services.retention import deletion_summary, rows_of_other_apps
 
 
 class SiteError(ValueError):
@@ -67,8 +67,12 @@ def site_unshare(*, site: Site, user_id: int) -> bool:
 def site_deletion_summary(*, site: Site) -> dict[str, int]:
     """What deleting the site removes, counted table by table (never listed: a crawl holds 100,000s of links)."""
     crawl_ids = list(site.crawls.values_list("pk", flat=True))
-    summary = {"crawls": len(crawl_ids), **deletion_summary(crawl_ids=crawl_ids)}
-    summary["analysis jobs"] = site.analysis_jobs.count()
+    summary = {
+        "crawls": len(crawl_ids),
+        **deletion_summary(crawl_ids=crawl_ids),
+        # The site's own rows (analysis jobs without a crawl too, such as page searches).
+        **rows_of_other_apps(model=Site, ids=[site.pk]),
+    }
     return {name: count for name, count in summary.items() if count}
 
 

@@ -3,7 +3,10 @@ other apps show on the sites pages."""
 
 from __future__ import annotations
 
+from functools import cache
+
 from django import template
+from django.apps import apps
 from django.conf import settings
 from django.utils.safestring import mark_safe
 
@@ -79,14 +82,23 @@ _SINGULARS = {
     "links": "link",
     "robots.txt files": "robots.txt file",
     "directory probes": "directory probe",
-    "analysis jobs": "analysis job",
+    "sitemaps": "sitemap",
+    "sitemap URLs": "sitemap URL",
 }
+
+
+@cache
+def _model_singulars() -> dict[str, str]:
+    """Every model's plural name to its singular one: a deletion counts other apps' rows by their plural name."""
+    return {
+        str(model._meta.verbose_name_plural): str(model._meta.verbose_name) for model in apps.get_models()
+    }
 
 
 @register.filter
 def counted(count: int, plural: str) -> str:
     """ "1 crawl", "2 crawls", "1,234 links": a count with its noun agreeing."""
-    noun = _SINGULARS.get(plural, plural) if count == 1 else plural
+    noun = (_SINGULARS.get(plural) or _model_singulars().get(plural, plural)) if count == 1 else plural
     return f"{count:,} {noun}"
 
 

@@ -243,6 +243,8 @@ def test_the_crawl_page_shows_the_charts_the_fix_first_list_and_pages_by_decay(s
     assert "D, σ=0.1" in html and "D, σ=0.5" in html  # one distribution per σ
     assert "Fix first" in html and site_crawl.site.url + "gone.html" in html
     assert "Path to death" in html
+    # Beside the broken pages: the one fix, and no "All 1".
+    assert "Where it is linked from, in the decay section" in html and "All 1 in" not in html
     job_page = client.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert job_page.count("<svg") >= 2 and "Fix first" in job_page
     # sorted by URL, filtered by a minimum decay
@@ -336,7 +338,7 @@ def test_the_fix_first_list_is_paged_and_the_papers_means_are_shown_beside_ours(
     home_decay = DecayScore.objects.get(job=job, page=home).decay
     assert job.result["mean_decay"]["0.1"] == pytest.approx(home_decay / 2)
     assert job.result["paper_means"]["mean_decay"]["0.1"] == pytest.approx(home_decay)
-    assert "As the paper reports them" in first
+    assert "Over the pages the paper measures" in first
 
 
 @pytest.mark.parametrize("method", ["exact", "walk"])

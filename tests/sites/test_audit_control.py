@@ -93,7 +93,15 @@ def test_crawl_cancel_stops_a_running_crawl_and_says_so(capsys):
     call_command("crawl_cancel", str(running.pk))
     running.refresh_from_db()
     assert running.status == Crawl.Status.CANCELLED and running.finished_at is not None
-    assert f"Crawl {running.pk} of {running.site.url} cancelled" in capsys.readouterr().out
+    assert f"Crawl {running.pk} of {running.site.url} cancelled (0 pages done)." in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_crawl_cancel_counts_one_page_in_the_singular(capsys):
+    running = make_crawl(status=Crawl.Status.RUNNING)
+    make_page(running)
+    call_command("crawl_cancel", str(running.pk))
+    assert "cancelled (1 page done)." in capsys.readouterr().out
 
 
 @pytest.mark.django_db

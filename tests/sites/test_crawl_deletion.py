@@ -13,7 +13,17 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from checks.models import AnalysisJob
-from sites.models import Crawl, DirectoryProbe, Link, Page, PageBody, PageExtract, RobotsFile
+from sites.models import (
+    Crawl,
+    DirectoryProbe,
+    Link,
+    Page,
+    PageBody,
+    PageExtract,
+    RobotsFile,
+    Sitemap,
+    SitemapUrl,
+)
 from sites.services.crawls import crawl_cancel, crawl_finish
 from sites.services.retention import CrawlActiveError, crawl_delete, crawls_prune, deletion_summary
 from tests.sites.factories import body, make_crawl, make_link, make_page, make_site, make_user
@@ -33,6 +43,8 @@ def crawl_with_rows(site=None, links: int = 3, **fields) -> Crawl:
         crawl=crawl, directory=crawl.site.url, directory_key="k", url=crawl.site.url + "xyz", status=404
     )
     PageExtract.objects.create(page=home, name="dom", data=b"keys")
+    Sitemap.objects.create(crawl=crawl, url=crawl.site.url + "sitemap.xml", declared_in="/sitemap.xml")
+    SitemapUrl.objects.create(crawl=crawl, url=home.url, url_key=home.url_key)
     AnalysisJob.objects.create(kind="decay", site=crawl.site, crawl=crawl)
     return crawl
 
@@ -54,6 +66,8 @@ def test_deleting_a_crawl_removes_everything_it_found_and_nothing_else():
         "links": 3,
         "robots.txt files": 1,
         "directory probes": 1,
+        "sitemaps": 1,
+        "sitemap URLs": 1,
         "analysis jobs": 1,
     }
 

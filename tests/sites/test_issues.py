@@ -136,6 +136,12 @@ def test_health_of_a_crawl_without_pages_is_unknown():
     assert crawl_health(crawl=make_crawl()).score is None
 
 
+def test_health_of_a_crawl_whose_start_url_the_address_guard_refused_is_unknown():
+    crawl = make_crawl(make_site(url="http://10.0.0.1/"))
+    make_page(crawl, "http://10.0.0.1/", None, error_kind="blocked_address")
+    assert crawl_health(crawl=crawl).score is None
+
+
 def test_sitemap_kinds_appear_only_once_a_sitemap_was_read(crawl):
     assert "orphans" not in {issue.kind for issue in crawl_issues(crawl=crawl, with_empty=True)}
     Sitemap.objects.create(crawl=crawl, url=SITE + "/sitemap.xml", declared_in="well-known", urls_listed=2)

@@ -58,6 +58,21 @@ def test_the_delete_page_counts_what_goes_and_post_deletes_it(signed_in, site):
     assert not Site.objects.filter(pk=site.pk).exists() and not Crawl.objects.filter(site_id=site.pk).exists()
 
 
+def test_the_delete_page_counts_the_sitemaps_read_and_the_sites_rows_in_other_apps(signed_in, site):
+    from checks.structure.models import StructureFilter
+    from sites.models import Sitemap
+    from watch.models import Schedule
+
+    crawl = site.crawls.get()
+    for name in ("sitemap.xml", "sitemap-2.xml"):
+        Sitemap.objects.create(crawl=crawl, url=site.url + name, declared_in="robots.txt")
+    StructureFilter.objects.create(site=site, templates=[site.url])
+    Schedule.objects.create(site=site)
+    confirm = signed_in.get(reverse("sites:delete", args=[site.pk])).content.decode()
+    for counted in ("2 sitemaps", "1 structure filter", "1 schedule"):
+        assert f"<li>{counted}</li>" in confirm
+
+
 def test_a_site_with_a_running_crawl_is_not_deleted(signed_in, site):
     make_crawl(site, status=Crawl.Status.RUNNING)
     assert "cancel it" in signed_in.get(reverse("sites:delete", args=[site.pk])).content.decode()

@@ -4,10 +4,12 @@ reports the listed URLs that are dead or redirected, crawls the orphans, and ref
 from __future__ import annotations
 
 import gzip
+import re
 
 import pytest
+from django.urls import reverse
 
-from sites.crawler.sitemaps import SitemapError, parse_sitemap, sitemaps_in_robots
+from sites.crawler.sitemaps import NotASitemap, SitemapError, parse_sitemap, sitemaps_in_robots
 from sites.models import Crawl, Page, Sitemap
 from sites.services.issues import crawl_issues, crawl_issues_report
 from tests.sites.sitebuilder import html, requested_paths, serve_site
@@ -72,6 +74,24 @@ def test_a_file_lists_at_most_the_cap_and_says_how_many_it_left_out():
 def test_hostile_or_broken_files_are_refused_with_a_reason(data, message):
     with pytest.raises(SitemapError, match=message):
         parse_sitemap(data)
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        b"<!DOCTYPE html>\n<html lang='en'><head><title>Sorry, nothing here</title></head></html>",
+        b"\xef\xbb\xbf  <!-- served by the CMS -->\n<!doctype HTML><html><body>Home</body></html>",
+        b"<html><body>Not a sitemap</body></html>",
+    ],
+)
+def test_an_html_page_is_not_a_sitemap_rather_than_hostile_xml(page):
+    with pytest.raises(NotASitemap, match="an HTML page, not a sitemap"):
+        parse_sitemap(page)
+
+
+def test_a_sitemap_that_mentions_html_is_still_read():
+    listed = urlset("https://a.example/index.html", "https://a.example/<html>".replace("<", "&lt;"))
+    assert parse_sitemap(listed).urls[0] == "https://a.example/index.html"
 
 
 def test_a_gzip_bomb_stops_at_the_cap():
@@ -139,12 +159,63 @@ def test_a_crawl_reads_the_declared_sitemaps_and_crawls_their_orphans(
     assert kinds["sitemap_problems"] == 3  # the dead URL, the redirect, the unreadable sitemap
 
 
+def test_the_crawl_page_marks_the_orphan_pages_it_crawled_from_the_sitemap(
+    client, user, site_with_sitemap, crawl_site
+):
+    crawl = crawl_site(site_with_sitemap)
+    base = site_with_sitemap.rstrip("/")
+    client.force_login(user)
+    html = client.get(reverse("sites:crawl", args=[crawl.pk])).content.decode()
+    table = html.split('id="pages-table"')[1].split('id="soft404"')[0]
+    rows = {
+        re.search(r'<td class="url"><a href="([^"]+)"', row).group(1): row
+        for row in re.findall(r"<tr[^>]*>\s*<td class=\"url\">.*?</tr>", table, re.S)
+    }
+    marked = {url for url, row in rows.items() if ">orphan</span>" in row}
+    assert marked == {f"{base}/orphan", f"{base}/dead", f"{base}/moved"}
+    assert f"{base}/a" in rows and f"{base}/from-orphan" in rows  # listed and linked; linked only
+
+
 def test_a_site_without_a_sitemap_costs_one_request_and_reports_none(httpserver, crawl_site):
     root = serve_site(httpserver, {"/": html("Home")}, robots="User-agent: *\nAllow: /\n")
     crawl = crawl_site(root)
     assert not Sitemap.objects.filter(crawl=crawl).exists()
     assert requested_paths(httpserver).count("/sitemap.xml") == 1
     assert "orphans" not in {issue.kind for issue in crawl_issues(crawl=crawl, with_empty=True)}
+
+
+@pytest.mark.parametrize("answer", ["soft-404 page", "redirect home"])
+def test_a_site_answering_every_url_has_no_sitemap_rather_than_a_broken_one(httpserver, crawl_site, answer):
+    # The test bed's postgres docs answer /sitemap.xml with their 200 "sorry" page, its django docs with a
+    # redirect home: neither has a sitemap, so none of its pages is missing from one.
+    root = serve_site(httpserver, {"/": html("Home", "/a"), "/a": html("A")}, robots="")
+    if answer == "soft-404 page":
+        httpserver.expect_request("/sitemap.xml").respond_with_data(
+            html("Sorry, nothing here"), content_type="text/html"
+        )
+    else:
+        httpserver.expect_request("/sitemap.xml").respond_with_data("", status=302, headers={"Location": "/"})
+    crawl = crawl_site(root)
+    assert not Sitemap.objects.filter(crawl=crawl).exists()
+    kinds = {issue.kind for issue in crawl_issues(crawl=crawl, with_empty=True)}
+    assert "not_in_sitemap" not in kinds and "orphans" not in kinds
+    assert crawl_issues_report(crawl=crawl)["sitemap"]["not_in_sitemap"] == 0
+    assert "sitemap_problems" not in {issue.kind for issue in crawl_issues(crawl=crawl)}
+
+
+def test_a_declared_sitemap_that_is_an_html_page_is_a_problem_but_lists_nothing_missing(
+    httpserver, crawl_site
+):
+    root = serve_site(
+        httpserver,
+        {"/": html("Home", "/a"), "/a": html("A"), "/map": html("Site map")},
+        robots=f"Sitemap: {httpserver.url_for('/map')}\n",
+    )
+    crawl = crawl_site(root)
+    assert Sitemap.objects.get(crawl=crawl, url=root + "map").error == "an HTML page, not a sitemap"
+    counts = {issue.kind: issue.count for issue in crawl_issues(crawl=crawl)}
+    assert counts["sitemap_problems"] == 1
+    assert "not_in_sitemap" not in counts  # no sitemap was read: no page is "missing" from it
 
 
 def test_orphans_stay_within_the_page_cap(httpserver, crawl_site):

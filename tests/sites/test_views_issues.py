@@ -105,3 +105,50 @@ def test_a_link_the_address_guard_refused_is_not_checked_rather_than_dead(signed
     assert "10.1.2.3" not in links
     targets = html[html.index('id="broken-targets-table"') : html.index('id="pages"')]
     assert "10.1.2.3" not in targets
+
+
+def test_a_target_the_address_guard_refused_is_counted_as_no_verdict_and_not_marked_broken(signed_in, crawl):
+    source = crawl.pages.get(url=SITE + "/doc0")
+    make_link(
+        source, make_page(crawl, "http://10.1.2.3/", None, is_internal=False, error_kind="blocked_address")
+    )
+    before = _page(signed_in, crawl)
+    chip = re.compile(r'href="\?(verdict=dead|status=error)#pages"[^>]*>[^<]*<strong>(\d+)</strong>')
+    counts = dict(chip.findall(before))
+    assert set(counts) == {"verdict=dead", "status=error"}
+    dead = _page(signed_in, crawl, "?verdict=dead")
+    assert "10.1.2.3" not in dead[dead.index('id="pages-table"') :]
+    errors = _page(signed_in, crawl, "?status=error")
+    assert "10.1.2.3" not in errors[errors.index('id="pages-table"') :]
+    listed = _page(signed_in, crawl, "?issue=not_checked")
+    row = re.search(
+        r"<tr[^>]*>\s*<td class=\"url\"><a href=\"http://10\.1\.2\.3/\".*?</tr>", listed, re.S
+    ).group(0)
+    assert not row.startswith('<tr class="row-broken"') and ">not asked</span>" in row
+    make_page(crawl, "http://10.1.2.4/", None, is_internal=False, error_kind="blocked_address")
+    assert dict(chip.findall(_page(signed_in, crawl))) == counts  # a second refused target changes no count
+
+
+def test_the_reports_call_a_link_to_a_refused_address_not_checked_rather_than_broken(signed_in, crawl):
+    import json
+
+    source = crawl.pages.get(url=SITE + "/doc0")
+    refused = make_page(
+        crawl,
+        "http://10.1.2.3/",
+        None,
+        is_internal=False,
+        error_kind="blocked_address",
+        fetch_error="Address 10.1.2.3 is private; not fetched",
+    )
+    make_link(source, refused)
+
+    def links(choice: str) -> list[dict]:
+        response = signed_in.get(reverse("sites:crawl_report_json", args=[crawl.pk]), {"links": choice})
+        return json.loads(b"".join(response.streaming_content))["links"]
+
+    link = next(link for link in links("all") if link["target"] == "http://10.1.2.3/")
+    assert (link["checked"], link["broken"]) == (False, False)
+    assert "is private" in link["error"]
+    broken = {link["target"] for link in links("broken")}
+    assert broken == {SITE + "/whatsnew/changelog.html"}

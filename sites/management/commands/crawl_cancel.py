@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.management.base import CommandError, CommandParser
+from django.template.defaultfilters import pluralize
 
 from sites.cli import Command as WebauditCommand
 from sites.cli import bad_input
@@ -31,8 +32,9 @@ class Command(WebauditCommand):
             if crawl is None:
                 problems.append(f"No crawl {crawl_id}.")
             elif crawl_cancel(crawl=crawl):
+                done = crawl.pages_done
                 self.stdout.write(
-                    f"Crawl {crawl.pk} of {crawl.site.url} cancelled ({crawl.pages_done} pages done)."
+                    f"Crawl {crawl.pk} of {crawl.site.url} cancelled ({done:,} page{pluralize(done)} done)."
                 )
             else:
                 problems.append(f"Crawl {crawl.pk} of {crawl.site.url} had already ended ({crawl.status}).")

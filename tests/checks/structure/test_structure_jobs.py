@@ -136,6 +136,17 @@ def test_pagetypes_groups_references_and_chapters(docs_crawl, tmp_path):
     assert PageTypeMember.objects.filter(job__crawl=crawl).count() == 15
 
 
+def test_a_site_of_one_structure_is_summed_up_as_one_page_type(httpserver, crawl_site):
+    # Every page a chapter (chapter n links to /ref0.html … /ref{n % 5 + 1}.html), the home page too.
+    pages = {f"/ref{n}.html": chapter(n) for n in range(5)}
+    pages["/"] = chapter(3)
+    crawl = crawl_site(serve_site(httpserver, pages))
+    job = job_run(job=job_start(kind="pagetypes", crawl=crawl, parameters={}, enqueue=False))
+    assert job.status == AnalysisJob.Status.FINISHED
+    assert len([t for t in job.result["types"] if not t.get("other")]) == 1
+    assert job.progress_note == "1 page type"
+
+
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [

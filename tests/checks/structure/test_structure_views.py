@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -73,6 +75,47 @@ def test_marking_a_page_keeps_the_label_and_runs_the_filter_again(signed_in, own
     saved.refresh_from_db()
     assert saved.non_targets == [root + "chapter1.html"]
     assert crawl.analysis_jobs.filter(kind="filter").count() == 2
+
+
+def _label_buttons(html: str, url: str) -> dict[str, str]:
+    """{button's value: its aria-pressed} in the result row of `url`."""
+    row = re.search(rf'<tr[^>]*>\s*<td class="url"><a href="{re.escape(url)}".*?</tr>', html, re.S).group(0)
+    return dict(re.findall(r'name="label" value="(\w+)"[^>]*aria-pressed="(\w+)"', row))
+
+
+def test_each_result_row_shows_its_pages_label_on_the_buttons(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    saved = StructureFilter.objects.create(
+        site=crawl.site,
+        templates=[root + "ref2.html"],
+        target_pattern=r"/ref[0-3]",
+        targets=[root + "chapter2.html"],
+        non_targets=[root + "ref3.html"],
+    )
+    parameters = {
+        "templates": saved.templates,
+        "filter_id": saved.pk,
+        "target_pattern": saved.target_pattern,
+        "targets": saved.targets,
+        "non_targets": saved.non_targets,
+    }
+    job = job_run(job=job_start(kind="filter", crawl=crawl, parameters=parameters, enqueue=False))
+    html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
+    pressed = {"target": "true", "non_target": "false"}
+    assert _label_buttons(html, root + "ref1.html") == pressed  # by the URL pattern
+    assert _label_buttons(html, root + "chapter2.html") == pressed  # marked by hand
+    assert _label_buttons(html, root + "ref3.html") == {"target": "false", "non_target": "true"}  # marked out
+    assert _label_buttons(html, root + "chapter1.html") == {"target": "false", "non_target": "true"}
+
+
+def test_rows_of_a_filter_without_labels_say_they_are_unlabelled(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    saved = StructureFilter.objects.create(site=crawl.site, templates=[root + "ref2.html"])
+    parameters = {"templates": saved.templates, "filter_id": saved.pk}
+    job = job_run(job=job_start(kind="filter", crawl=crawl, parameters=parameters, enqueue=False))
+    html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
+    assert _label_buttons(html, root + "ref1.html") == {"target": "false", "non_target": "false"}
+    assert html.count(">unlabelled<") == html.count('value="target"') > 1
 
 
 def test_bad_filter_input_comes_back_on_the_form(signed_in, owned_crawl):
