@@ -1,6 +1,10 @@
 """The search engine's side of MWIM: pull an extended sitemap, download only the Content Extract files that
 changed since the previous pull, decode them, and measure the savings against fetching the HTML (the paper's
-ΔS, §X). State lives in a folder: `state.json` and `ce/<sha1 of ce:loc>.ce`."""
+ΔS, §X). State lives in a folder: `state.json` and `ce/<sha1 of ce:loc>.ce`.
+
+A pull is a crawler like any other, so it fetches through the project's polite fetcher: robots.txt is read and
+obeyed, requests to the site are spaced by the delay (or its Crawl-delay), and a 429 or 503 with a Retry-After of
+at most RETRY_AFTER_LIMIT is waited out and asked once more."""
 
 from __future__ import annotations
 
@@ -14,11 +18,13 @@ from urllib.parse import urlsplit
 from mwim.ce import CEFormatError, decode
 from mwim.services.publish import write_atomically
 from mwim.sitemap import SitemapEntry, SitemapError, sitemap_parse
-from sites.http import Fetcher, FetchPolicy
+from sites.http import FetchResult, FetchSettings, PoliteFetcher
 
 STATE_FILE = "state.json"
 # Sitemap index files followed per pull; the protocol's own limit on an index is 50,000 parts.
 MAX_PARTS = 1000
+# The longest Retry-After a pull waits out before asking a URL once more; past it, the URL fails this pull.
+RETRY_AFTER_LIMIT = 60.0
 
 
 class PullError(Exception):
@@ -58,14 +64,36 @@ def _name(ce_loc: str) -> str:
     return hashlib.sha1(ce_loc.encode()).hexdigest() + ".ce"
 
 
-def _fetch_sitemaps(fetcher: Fetcher, url: str, origin: str, report: PullReport) -> list[SitemapEntry]:
+def _get(polite: PoliteFetcher, url: str) -> FetchResult | None:
+    """GET `url` politely, once more after a slow-down answer whose Retry-After is short enough; None when
+    robots.txt keeps the pull out of it."""
+    if not polite.allowed(url):
+        return None
+    answer = polite.fetch(url)
+    if (
+        polite.retry_wait(url, answer, longest=RETRY_AFTER_LIMIT, without_retry_after=None, cap=False)
+        is not None
+    ):
+        answer = polite.fetch(url)  # the host is paused for the wait: this waits it out
+    return answer
+
+
+def _refusal(polite: PoliteFetcher, url: str) -> str:
+    """Why robots.txt keeps the pull out of `url`: its rules, or robots.txt itself could not be fetched."""
+    failure = polite.robots_failure(url)
+    return failure[1] if failure is not None else "disallowed by robots.txt"
+
+
+def _fetch_sitemaps(polite: PoliteFetcher, url: str, origin: str, report: PullReport) -> list[SitemapEntry]:
     pending, entries, read = [url], [], 0
     while pending:
         current = pending.pop(0)
         read += 1
         if read > MAX_PARTS:
             raise PullError(f"the sitemap index names over {MAX_PARTS} parts")
-        answer = fetcher.fetch(current)
+        answer = _get(polite, current)
+        if answer is None:
+            raise PullError(f"{current}: {_refusal(polite, current)}")
         if answer.error_kind or answer.status != 200:
             raise PullError(f"{current}: {answer.error or f'HTTP {answer.status}'}")
         report.sitemap_bytes += len(answer.body)
@@ -82,7 +110,7 @@ def _fetch_sitemaps(fetcher: Fetcher, url: str, origin: str, report: PullReport)
 
 
 def mwim_pull(
-    *, sitemap_url: str, folder: Path, policy: FetchPolicy, compare_html: bool = True,
+    *, sitemap_url: str, folder: Path, settings: FetchSettings, compare_html: bool = True,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> PullReport:  # fmt: skip
     """Bring `folder` up to date with the sitemap at `sitemap_url`; a CE file that cannot be fetched or decoded
@@ -100,8 +128,10 @@ def mwim_pull(
         raise PullError(f"{state_path} is not a previous pull's state") from None
     old = previous.get("entries", {})
     report = PullReport(sitemap=sitemap_url)
-    with Fetcher(policy) as fetcher:
-        entries = _fetch_sitemaps(fetcher, sitemap_url, origin, report)
+    with PoliteFetcher(settings) as polite:
+        if settings.obey_robots:
+            polite.fetch_robots(origin)
+        entries = _fetch_sitemaps(polite, sitemap_url, origin, report)
         report.entries = len(entries)
         current: dict[str, dict] = {}
         todo = []
@@ -129,7 +159,7 @@ def mwim_pull(
             report.changed += before is not None
             todo.append((entry, record, before))
         for done, (entry, record, before) in enumerate(todo, 1):
-            problem = _download(fetcher, entry, folder, report)
+            problem = _download(polite, entry, folder, report)
             if problem:
                 report.failed.append({"url": entry.loc, "error": problem})
                 if before:
@@ -137,8 +167,8 @@ def mwim_pull(
             else:
                 current[entry.loc] = record
                 if compare_html:
-                    answer = fetcher.fetch(entry.loc)
-                    if answer.status == 200 and not answer.error_kind:
+                    answer = _get(polite, entry.loc)
+                    if answer is not None and answer.status == 200 and not answer.error_kind:
                         report.html_bytes = (report.html_bytes or 0) + len(answer.body)
                         report.html_pages += 1
             if on_progress:
@@ -152,8 +182,10 @@ def mwim_pull(
     return report
 
 
-def _download(fetcher: Fetcher, entry: SitemapEntry, folder: Path, report: PullReport) -> str:
-    answer = fetcher.fetch(entry.ce_loc)
+def _download(polite: PoliteFetcher, entry: SitemapEntry, folder: Path, report: PullReport) -> str:
+    answer = _get(polite, entry.ce_loc)
+    if answer is None:
+        return _refusal(polite, entry.ce_loc)
     if answer.error_kind or answer.status != 200:
         return answer.error or f"HTTP {answer.status}"
     try:

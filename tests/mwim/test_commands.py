@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import time
 from pathlib import Path
 
 import lxml.etree
@@ -129,13 +130,23 @@ def test_ce_report_refuses_bad_files_with_exit_2(tmp_path, content, message):
     assert raised.value.returncode == 2
 
 
-def _serve_sitemap(httpserver, entries) -> str:
+def _serve_robots(httpserver, text: str | None = None) -> None:
+    """The site's robots.txt (a pull reads it first); none: a 404, everything allowed."""
+    if text is None:
+        httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    else:
+        httpserver.expect_request("/robots.txt").respond_with_data(text, content_type="text/plain")
+
+
+def _serve_sitemap(httpserver, entries, robots: str | None = None) -> str:
+    _serve_robots(httpserver, robots)
     data = sitemap_files(entries, part_url=str)["sitemap.xml"]
     httpserver.expect_request("/sitemap.xml").respond_with_data(data, content_type="application/xml")
     return httpserver.url_for("/sitemap.xml")
 
 
 def test_pull_refuses_a_sitemap_that_is_not_xml(httpserver, tmp_path):
+    _serve_robots(httpserver)
     httpserver.expect_request("/sitemap.xml").respond_with_data("<<<not xml", content_type="application/xml")
     with pytest.raises(CommandError, match="not XML") as raised:
         call_command("mwim_pull", httpserver.url_for("/sitemap.xml"), str(tmp_path))
@@ -144,6 +155,7 @@ def test_pull_refuses_a_sitemap_that_is_not_xml(httpserver, tmp_path):
 
 
 def test_pull_refuses_a_bad_url_and_a_missing_sitemap(httpserver, tmp_path):
+    _serve_robots(httpserver)
     for url, message in [
         ("file:///etc/passwd", "not an http"),
         (httpserver.url_for("/none.xml"), "HTTP 500|HTTP 404"),
@@ -176,3 +188,62 @@ def test_pull_skips_ce_files_off_site_and_keeps_going(httpserver, tmp_path):
     assert "truncated" in failures[B] and "off-site" in failures["https://s.example/c"]
     assert report["downloaded"] == 1 and report["ce_bytes"] == len(good)
     assert len(list((tmp_path / "pulled" / "ce").iterdir())) == 1  # only the good file was written
+
+
+def test_pull_obeys_robots_txt_for_the_sitemap_and_each_ce_file(httpserver, tmp_path):
+    from datetime import UTC, datetime
+
+    now = datetime(2026, 11, 25, tzinfo=UTC)
+    good = ce_bytes(A, "apples")
+    httpserver.expect_request("/a.ce").respond_with_data(good)
+    httpserver.expect_request("/private/b.ce").respond_with_data(ce_bytes(B, "pears"))
+    entries = [
+        SitemapEntry(A, now, httpserver.url_for("/a.ce"), now, decode(good).fingerprint_text),
+        SitemapEntry(B, now, httpserver.url_for("/private/b.ce"), now, "sha256:00"),
+    ]
+    url = _serve_sitemap(httpserver, entries, robots="User-agent: *\nDisallow: /private/\n")
+    with pytest.raises(CommandError) as raised:
+        call_command(
+            "mwim_pull", url, str(tmp_path / "pulled"), "--no-html", "--json", str(tmp_path / "r.json")
+        )
+    assert raised.value.returncode == 1
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["failed"] == [{"url": B, "error": "disallowed by robots.txt"}]
+    assert report["downloaded"] == 1
+    assert [request.path for request, _ in httpserver.log] == ["/robots.txt", "/sitemap.xml", "/a.ce"]
+
+
+def test_pull_of_a_sitemap_robots_txt_forbids_changes_nothing(httpserver, tmp_path):
+    url = _serve_sitemap(httpserver, [], robots="User-agent: *\nDisallow: /\n")
+    with pytest.raises(CommandError, match="disallowed by robots.txt") as raised:
+        call_command("mwim_pull", url, str(tmp_path))
+    assert raised.value.returncode == 2
+    httpserver.clear()
+    # A server error on robots.txt keeps the whole site out (RFC 9309), as it does the crawl.
+    httpserver.expect_request("/robots.txt").respond_with_data("down", status=503)
+    with pytest.raises(CommandError, match="disallowed by robots.txt") as raised:
+        call_command("mwim_pull", url, str(tmp_path))
+    assert raised.value.returncode == 2
+    assert not (tmp_path / "state.json").exists()
+
+
+def test_pull_waits_out_a_short_retry_after_and_asks_once_more(httpserver, tmp_path):
+    from datetime import UTC, datetime
+
+    from werkzeug import Response
+
+    now = datetime(2026, 11, 25, tzinfo=UTC)
+    good = ce_bytes(A, "apples")
+    answers = iter([Response("slow down", status=429, headers={"Retry-After": "1"}), Response(good)])
+    asked = []
+
+    def answer(request):
+        asked.append(time.monotonic())
+        return next(answers)
+
+    httpserver.expect_request("/a.ce").respond_with_handler(answer)
+    url = _serve_sitemap(httpserver, [SitemapEntry(A, now, httpserver.url_for("/a.ce"), now, "")])
+    call_command("mwim_pull", url, str(tmp_path / "pulled"), "--no-html", "--json", str(tmp_path / "r.json"))
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["downloaded"] == 1 and report["failed"] == []
+    assert len(asked) == 2 and asked[1] - asked[0] >= 0.9  # the Retry-After was waited out

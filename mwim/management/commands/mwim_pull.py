@@ -34,12 +34,11 @@ class Command(WebauditCommand):
             raise bad_input(f"{folder} exists and is not a folder")
         if options["json"] not in (None, "-"):
             json_destination_check(options["json"])
-        policy = FetchSettings.from_settings(settings).policy()
         try:
             report = mwim_pull(
                 sitemap_url=options["sitemap_url"],
                 folder=folder,
-                policy=policy,
+                settings=FetchSettings.from_settings(settings),
                 compare_html=not options["no_html"],
             )
         except PullError as exc:
