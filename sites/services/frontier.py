@@ -18,7 +18,7 @@ from functools import partial
 from itertools import groupby
 from typing import NamedTuple
 
-from django.db import connection, models, transaction
+from django.db import connection, transaction
 from django.db.models import DateTimeField, F, Max, Min, Q, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -28,6 +28,7 @@ from sites.crawler.fetching import PageOutcome, Validators
 from sites.crawler.parse import ExtractedLink, ParsedPage
 from sites.crawler.urls import CrawlScope
 from sites.models import Crawl, Link, Page, PageBody, PageExtract, counts_as_broken, page_key
+from sites.services.columns import ColumnValues
 from sites.services.external_cache import external_cache_store
 from sites.services.soft404 import probes_save, url_health_clear, url_health_record
 
@@ -564,56 +565,12 @@ def _update_done(done: list[tuple[int, dict]]) -> None:
             fields = [Page._meta.get_field(name) for name in names]
             assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
             sql = f"UPDATE {Page._meta.db_table} SET state = %s, claim_token = NULL, {assignments} WHERE id = %s"
-            columns = [_ColumnValues(field, cursor.db) for field in fields]
+            columns = [ColumnValues(field, cursor.db) for field in fields]
             rows = [
                 [Page.State.DONE, *(column(values[column.name]) for column in columns), pk]
                 for pk, values in group
             ]
             cursor.executemany(sql, rows)
-
-
-class _ColumnValues:
-    """A field's values as its column takes them, as `Field.get_db_prep_save` makes them, for less.
-
-    Converting ~25 values a page through the ORM's field methods (and the thread-local connection proxy) was the
-    biggest part of recording a batch of external targets (issue 22): a string, number or boolean goes into a
-    text, number or boolean column as it is, and a value that does need converting (a date, JSON) is mostly the
-    same for the whole batch (the time it was fetched, "no redirects"), so it is converted once."""
-
-    # What get_db_prep_save hands on unchanged, by field type: the value's exact type (a bool is no integer here).
-    UNCHANGED = (
-        (models.BooleanField, (bool, type(None))),
-        (models.IntegerField, (int, type(None))),
-        (models.FloatField, (float, type(None))),
-        (models.CharField, (str, type(None))),
-        (models.TextField, (str, type(None))),
-    )
-
-    SAMPLES = {bool: True, int: 7, float: 0.5, str: "x", type(None): None}
-
-    def __init__(self, field, db_connection) -> None:
-        self.name, self.field, self.connection = field.name, field, db_connection
-        kinds = next((kinds for cls, kinds in self.UNCHANGED if isinstance(field, cls)), ())
-        # Only where this database's adapter hands the value on as it is (PostgreSQL's wraps an integer in its
-        # column's type, Int2 or Int4, which the statement's parameters then keep).
-        self.unchanged = tuple(
-            kind
-            for kind in kinds
-            if field.get_db_prep_save(self.SAMPLES[kind], db_connection) is self.SAMPLES[kind]
-        )
-        self.converted: dict = {}
-
-    def __call__(self, value):
-        if type(value) in self.unchanged:
-            return value
-        key = (type(value), value)  # typed: True and 1 are one dict key but not one JSON value
-        try:
-            return self.converted[key]
-        except KeyError:
-            converted = self.converted[key] = self.field.get_db_prep_save(value, self.connection)
-            return converted
-        except TypeError:  # unhashable (a dict or list for a JSON column): converted each time
-            return self.field.get_db_prep_save(value, self.connection)
 
 
 def _reuse_rows(copied: list[tuple[int, int]], answered_ms: list[int | None], now) -> None:

@@ -1,5 +1,5 @@
-"""A batch of fetched pages is written with one executemany (frontier._update_done): each value must reach its
-column exactly as the ORM would have written it, whatever Python type the crawl handed over."""
+"""A batch of fetched pages is written with one executemany (frontier._update_done, external_cache_store): each
+value must reach its column exactly as the ORM would have written it, whatever Python type the crawl handed over."""
 
 import enum
 from datetime import UTC, datetime
@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from sites.models import Page
-from sites.services.frontier import _ColumnValues
+from sites.services.columns import ColumnValues
 
 NOW = datetime(2026, 11, 26, 1, 2, 3, tzinfo=UTC)
 
@@ -32,7 +32,7 @@ VALUES = {
 @pytest.mark.parametrize("name", sorted(VALUES))
 def test_each_value_reaches_its_column_as_the_orm_writes_it(name):
     field = Page._meta.get_field(name)
-    column = _ColumnValues(field, connection)
+    column = ColumnValues(field, connection)
     for value in VALUES[name] * 2:  # twice: the second time may come from what the batch converted already
         expected = field.get_db_prep_save(value, connection)
         got = column(value)
@@ -46,7 +46,7 @@ def _as_sent(value):
 
 def test_json_true_and_one_are_not_confused_by_the_batch_memory():
     field = Page._meta.get_field("probe")
-    column = _ColumnValues(field, connection)
+    column = ColumnValues(field, connection)
     assert (_as_sent(column(True)), _as_sent(column(1))) == (
         _as_sent(field.get_db_prep_save(True, connection)),
         _as_sent(field.get_db_prep_save(1, connection)),
@@ -59,5 +59,5 @@ class Colour(enum.Enum):
 
 def test_a_value_of_another_type_goes_through_the_field():
     field = Page._meta.get_field("error_kind")
-    got = _ColumnValues(field, connection)(Colour.RED)
+    got = ColumnValues(field, connection)(Colour.RED)
     assert _as_sent(got) == _as_sent(field.get_db_prep_save(Colour.RED, connection))
