@@ -158,7 +158,11 @@ def test_a_new_check_of_a_target_replaces_the_kept_one_and_a_failing_one_is_not_
 
     earlier, later = timezone.now() - timedelta(hours=2), timezone.now()
     ok = {"verdict": "ok", "status_code": 200, "redirects": [], "probe": {"status": 404, "kind": "probe"}}
-    moved = {"verdict": "dead", "status_code": 404, "redirects": [{"url": "https://b.example/", "status": 301}]}
+    moved = {
+        "verdict": "dead",
+        "status_code": 404,
+        "redirects": [{"url": "https://b.example/", "status": 301}],
+    }
     external_cache_store(owner_id=user.pk, checked=[("k1", "https://a.example/", ok)], now=earlier)
     stored = external_cache_store(
         owner_id=user.pk,
