@@ -92,6 +92,23 @@ def _cpu_seconds(root: int | None = None) -> float:
 # The webaudit side (runs in a child process) ----------------------------------------------------------------
 
 
+def child_env(var_dir: str, **settings: str) -> dict[str, str]:
+    """The environment a benchmark's webaudit child runs in: this one, with its own var folder (SQLite, file
+    broker), the test bed's loopback addresses allowed, warnings only, and `settings` (WEBAUDIT_...) on top; no
+    DATABASE_URL or broker from the caller's shell (a child that wants PostgreSQL is given it in `settings`)."""
+    env = {
+        key: value for key, value in os.environ.items() if key not in ("DATABASE_URL", "CELERY_BROKER_URL")
+    }
+    env.update(
+        WEBAUDIT_VAR_DIR=var_dir,
+        DJANGO_SETTINGS_MODULE="webaudit.settings",
+        WEBAUDIT_ALLOWED_NETWORKS="127.0.0.0/8",
+        WEBAUDIT_LOG_LEVEL="WARNING",
+        **settings,
+    )
+    return env
+
+
 def _webaudit_setup() -> None:
     sys.path.insert(0, os.getcwd())
     import django
@@ -374,19 +391,13 @@ def run_child(*, tool: str, site_name: str, args: argparse.Namespace) -> Run:
         tempfile.TemporaryDirectory(prefix="webaudit-bench-") as var_dir,
         _fresh_postgres(args.database_url if tool == "webaudit" else None) as database_url,
     ):
-        env = {
-            **os.environ,
-            "WEBAUDIT_VAR_DIR": var_dir,
-            "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-            "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
-            "WEBAUDIT_LOG_LEVEL": "WARNING",
-            "WEBAUDIT_CRAWL_LANES": str(args.lanes),
-            "WEBAUDIT_MWIM_READER_EXTRACTS": "1" if args.mwim else "0",
-        }
-        env.pop("DATABASE_URL", None)
-        env.pop("CELERY_BROKER_URL", None)  # the worker mode uses the embedded file broker in var_dir
-        if database_url:
-            env["DATABASE_URL"] = database_url
+        # The worker mode uses the embedded file broker in var_dir.
+        env = child_env(
+            var_dir,
+            WEBAUDIT_CRAWL_LANES=str(args.lanes),
+            WEBAUDIT_MWIM_READER_EXTRACTS="1" if args.mwim else "0",
+            **({"DATABASE_URL": database_url} if database_url else {}),
+        )
         done = subprocess.run(
             command, cwd=args.tree, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS
         )

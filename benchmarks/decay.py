@@ -25,6 +25,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+
+from benchmarks.crawl import child_env  # noqa: E402
+
 PYTHON_DOCS = "http://127.0.0.1:8101/"
 # Pages scored one by one in the live mode (no crawl); the paper took ~7 minutes a page.
 LIVE_URLS = [
@@ -202,15 +205,7 @@ PARTS = {"graph": part_graph, "exact": part_exact, "walk": part_walk, "live": pa
 
 def run_child(part: str, args: argparse.Namespace) -> dict:
     with tempfile.TemporaryDirectory(prefix="webaudit-decay-bench-") as var_dir:
-        env = {
-            **os.environ,
-            "WEBAUDIT_VAR_DIR": var_dir,
-            "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-            "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
-            "WEBAUDIT_LOG_LEVEL": "WARNING",
-            "WEBAUDIT_CRAWL_DELAY": "0",
-        }
-        env.pop("DATABASE_URL", None)
+        env = child_env(var_dir, WEBAUDIT_CRAWL_DELAY="0")
         command = [
             sys.executable,
             __file__,

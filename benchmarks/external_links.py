@@ -38,6 +38,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.crawl import child_env  # noqa: E402
+
 TOOLS = ("webaudit", "lychee")
 RUN_TIMEOUT_SECONDS = 600
 FIRST_HOST = ipaddress.ip_address("127.0.0.2")
@@ -298,15 +302,8 @@ def run_child(tool: str, server: Server, args: argparse.Namespace) -> Run:
             *("--hosts", str(args.hosts), "--urls-per-host", str(args.urls_per_host)),
         ]
         with tempfile.TemporaryDirectory(prefix="webaudit-bench-") as var_dir:
-            env = {
-                **os.environ,
-                "WEBAUDIT_VAR_DIR": var_dir,
-                "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-                # The benchmark's hosts are 127.0.0.x: the address guard must let them through.
-                "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
-                "WEBAUDIT_LOG_LEVEL": "WARNING",
-            }
-            env.pop("DATABASE_URL", None)
+            # The benchmark's hosts are 127.0.0.x: child_env lets them through the address guard.
+            env = child_env(var_dir)
             done = subprocess.run(
                 command, cwd=args.tree, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS
             )

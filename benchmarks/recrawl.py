@@ -29,6 +29,7 @@ from benchmarks.crawl import (  # noqa: E402
     SITES,
     _crawl_in_process,
     _webaudit_setup,
+    child_env,
     testbed_problem,
 )
 
@@ -67,14 +68,7 @@ def run_child(site_name: str, args: argparse.Namespace) -> dict:
     command = [sys.executable, str(Path(__file__).resolve()), "--child", site_name]
     command += ["--concurrency", str(args.concurrency)]
     with tempfile.TemporaryDirectory(prefix="webaudit-recrawl-") as var_dir:
-        env = {
-            **os.environ,
-            "WEBAUDIT_VAR_DIR": var_dir,
-            "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-            "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
-            "WEBAUDIT_LOG_LEVEL": "WARNING",
-        }
-        env.pop("DATABASE_URL", None)
+        env = child_env(var_dir)
         done = subprocess.run(
             command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_SECONDS
         )

@@ -28,6 +28,7 @@ from sites.crawler.fetching import PageOutcome, Validators
 from sites.crawler.parse import ExtractedLink, ParsedPage
 from sites.crawler.urls import CrawlScope
 from sites.models import Crawl, Link, Page, PageBody, PageExtract, counts_as_broken, page_key
+from sites.services.columns import ColumnValues
 from sites.services.external_cache import external_cache_store
 from sites.services.soft404 import probes_save, url_health_clear, url_health_record
 
@@ -564,12 +565,9 @@ def _update_done(done: list[tuple[int, dict]]) -> None:
             fields = [Page._meta.get_field(name) for name in names]
             assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
             sql = f"UPDATE {Page._meta.db_table} SET state = %s, claim_token = NULL, {assignments} WHERE id = %s"
+            columns = [ColumnValues(field, cursor.db) for field in fields]
             rows = [
-                [
-                    Page.State.DONE,
-                    *(field.get_db_prep_save(values[field.name], connection) for field in fields),
-                    pk,
-                ]
+                [Page.State.DONE, *(column(values[column.name]) for column in columns), pk]
                 for pk, values in group
             ]
             cursor.executemany(sql, rows)

@@ -10,6 +10,7 @@ from pytest_httpserver import HTTPServer
 from checks.decay.services import decay_exact, decay_walk
 from checks.jobs import job_run, job_start
 from checks.models import AnalysisJob, DecayScore
+from tests.checks.steps import run_in_steps
 
 pytestmark = pytest.mark.django_db
 SIGMA = 0.1
@@ -237,18 +238,16 @@ def test_a_step_stops_waiting_for_slow_hosts_at_its_deadline_and_the_verdicts_ar
 
     seen.clear()
     stepped = job_start(kind="decay", crawl=crawl, parameters=parameters, enqueue=False)
-    steps, longest = 0, 0.0
-    while True:
-        started = clock.monotonic()
-        more = job_step(job_id=stepped.pk, budget_seconds=budget)
-        longest = max(longest, clock.monotonic() - started)
-        steps += 1
-        if not more or steps > 100:
-            break
-        if not same_process:  # the next step runs in another worker process: nothing is carried over
-            carried = inflight.take(stepped.pk, "external")
-            if carried is not None:
-                carried.session.close()
+
+    def as_another_process() -> None:  # the next step runs in another worker process: nothing is carried over
+        carried = inflight.take(stepped.pk, "external")
+        if carried is not None:
+            carried.session.close()
+
+    run = run_in_steps(
+        stepped.pk, budget, max_steps=100, between_steps=None if same_process else as_another_process
+    )
+    steps, longest = run.steps, run.longest
     if same_process:
         assert outcome(stepped) == outcome(whole)
     else:  # the same verdicts and scores; the requests asked again are counted as made

@@ -17,6 +17,7 @@ from checks.jobs import job_cancel, job_run, job_start, job_step
 from checks.models import AnalysisJob, DecayFix, DecayScore, JobScratch
 from sites.models import Crawl
 from sites.services.reports import crawl_report, csv_page_columns
+from tests.checks.steps import run_in_steps
 from tests.sites.factories import make_crawl, make_link, make_page, make_user
 
 pytestmark = pytest.mark.django_db
@@ -402,19 +403,13 @@ def test_a_walk_step_fetching_a_slow_site_returns_within_about_its_budget_and_th
         parameters={"method": "walk", "walks": 300, "sigmas": [0.1], "external_depth": 0},
         enqueue=False,
     )
-    budget, longest, steps = 1.0, 0.0, 0
-    while True:
-        started = clock.monotonic()
-        more = job_step(job_id=job.pk, budget_seconds=budget)
-        longest = max(longest, clock.monotonic() - started)
-        steps += 1
-        if not more or steps > 200:
-            break
+    budget = 1.0
+    run = run_in_steps(job.pk, budget)
     job.refresh_from_db()
     assert job.status == AnalysisJob.Status.FINISHED, job.error
-    assert steps >= 2  # 40 slow pages at 0.25 s, two at a time, do not fit in one second
+    assert run.steps >= 2  # 40 slow pages at 0.25 s, two at a time, do not fit in one second
     # Budget, at most half a budget (or 0.5 s) more, one batch of fetches: twice the budget plus a batch's slack.
-    assert longest < 2 * budget + 1.5, longest
+    assert run.longest < 2 * budget + 1.5, run.longest
 
 
 def test_a_live_walk_step_stops_waiting_for_pages_slower_than_its_budget_and_reads_them_as_one_step_does(
@@ -456,19 +451,12 @@ def test_a_live_walk_step_stops_waiting_for_pages_slower_than_its_budget_and_rea
         def run(budget: float) -> tuple[int, float, list]:
             seen.clear()
             job = job_start(kind="decay", crawl=crawl, parameters=parameters, enqueue=False)
-            steps, longest = 0, 0.0
-            while True:
-                started = clock.monotonic()
-                more = job_step(job_id=job.pk, budget_seconds=budget)
-                longest = max(longest, clock.monotonic() - started)
-                steps += 1
-                if not more or steps > 100:
-                    break
+            stepped = run_in_steps(job.pk, budget, max_steps=100)
             job.refresh_from_db()
             assert job.status == AnalysisJob.Status.FINISHED, job.error
             return (
-                steps,
-                longest,
+                stepped.steps,
+                stepped.longest,
                 sorted(DecayVisit.objects.filter(job=job).values_list("url", "state", "outlinks")),
             )
 

@@ -150,3 +150,29 @@ def test_the_progress_says_how_many_external_targets_are_left_and_at_what_rate(s
     # 120 targets in 40 s and however long the two requests above took (seconds on a loaded machine).
     elapsed = (timezone.now() - began).total_seconds()
     assert 120 / (40 + elapsed) - 0.01 <= summary["external"]["per_second"] <= 3.0
+
+
+@pytest.mark.django_db
+def test_a_new_check_of_a_target_replaces_the_kept_one_and_a_failing_one_is_not_kept(user):
+    from sites.services.external_cache import external_cache_lookup, external_cache_store
+
+    earlier, later = timezone.now() - timedelta(hours=2), timezone.now()
+    ok = {"verdict": "ok", "status_code": 200, "redirects": [], "probe": {"status": 404, "kind": "probe"}}
+    moved = {
+        "verdict": "dead",
+        "status_code": 404,
+        "redirects": [{"url": "https://b.example/", "status": 301}],
+    }
+    external_cache_store(owner_id=user.pk, checked=[("k1", "https://a.example/", ok)], now=earlier)
+    stored = external_cache_store(
+        owner_id=user.pk,
+        checked=[("k1", "https://a.example/x", moved), ("k2", "https://c.example/", {"verdict": "failing"})],
+        now=later,
+    )
+
+    assert stored == 1  # the failing verdict is decided by strikes in time, never reused
+    kept = ExternalCheck.objects.get(owner=user, url_key="k1")
+    assert (kept.url, kept.checked_at, kept.fields["verdict"]) == ("https://a.example/x", later, "dead")
+    assert kept.fields["redirects"] == moved["redirects"] and kept.fields["probe"] is None
+    found = external_cache_lookup(owner_id=user.pk, url_keys=["k1", "k2"], max_age_hours=1, now=later)
+    assert list(found) == ["k1"] and found["k1"].checked_at == later

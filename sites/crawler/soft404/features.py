@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import astuple, dataclass
+from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -99,7 +99,11 @@ class PageFeatures:
     phrase_density: float
 
     def vector(self) -> np.ndarray:
-        return np.array(astuple(self), dtype=np.float64)
+        # Every field is a number: `astuple` would deep-copy each one (a third of reading a small page).
+        return np.array([getattr(self, name) for name in _FEATURE_NAMES], dtype=np.float64)
+
+
+_FEATURE_NAMES = tuple(field.name for field in fields(PageFeatures))
 
 
 def _known_encoding(name: str | None) -> str | None:

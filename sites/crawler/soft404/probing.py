@@ -11,7 +11,7 @@ import random
 import threading
 import zlib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from urllib.parse import unquote
 
 from sites.crawler.parse import parse_document
@@ -107,10 +107,16 @@ class ProbeAnswer:
         return FetchSummary(self.final_url, self.redirects, self.status, self.text, self.error_kind or None)
 
     def evidence(self) -> dict:
-        data = asdict(self)
-        del data["text"], data["requests"], data["directory"], data["compressed_body"]
-        data["kind"] = self.kind
-        return data
+        """What a verdict stores of the probe that decided it (not its text or body: the probe's own row has
+        them). Built by hand: `asdict` copies every field, the body and the text included, for each page."""
+        return {
+            "url": self.url,
+            "final_url": self.final_url,
+            "redirects": self.redirects,
+            "status": self.status,
+            "error_kind": self.error_kind,
+            "kind": self.kind,
+        }
 
 
 # Distinct query and identifier probes one path may cost a crawl: past this, its pages get the directory probe,

@@ -12,6 +12,7 @@ from checks.jobs import inflight, job_run, job_start, job_step
 from checks.models import AnalysisJob, JobScratch
 from checks.pagefinding.services import LIVE_ALGORITHMS
 from tests.checks.pagefinding.sites import HTML, page
+from tests.checks.steps import run_in_steps
 from tests.sites.factories import make_site
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -129,18 +130,16 @@ def test_a_step_stops_waiting_for_a_slow_site_at_its_deadline_and_the_search_end
     httpserver.clear_log()
 
     stepped = search_job(site, "BESTFIRST", query)
-    steps, longest = 0, 0.0
-    while steps < 500:
-        started = time.monotonic()
-        more = job_step(job_id=stepped.pk, budget_seconds=budget)
-        longest = max(longest, time.monotonic() - started)
-        steps += 1
-        if not more:
-            break
-        if not same_process:  # the next step runs in another worker process: nothing is carried over
-            left = inflight.take(stepped.pk, "findpage")
-            if left is not None:
-                left.close()
+
+    def as_another_process() -> None:  # the next step runs in another worker process: nothing is carried over
+        left = inflight.take(stepped.pk, "findpage")
+        if left is not None:
+            left.close()
+
+    run = run_in_steps(
+        stepped.pk, budget, max_steps=500, between_steps=None if same_process else as_another_process
+    )
+    steps, longest = run.steps, run.longest
     stepped.refresh_from_db()
     assert stepped.status == whole.status == AnalysisJob.Status.FINISHED, stepped.error
     assert whole.result["found"] and whole.result["downloads"] >= 3

@@ -164,6 +164,59 @@ def test_threads_are_started_only_as_requests_need_them():
         scheduler.close()
 
 
+def test_a_thread_is_started_without_holding_the_lock_that_every_submit_needs(monkeypatch):
+    # Starting a thread waits until it runs: under the lock, every submit and every thread waited with it.
+    scheduler = PoliteScheduler(workers=4, per_host=1, delay=0.0)
+    held_while_starting = []
+    start = threading.Thread.start
+
+    def lock_is_free() -> bool:  # asked from another thread: the lock is reentrant for its holder
+        free = []
+
+        def look():
+            free.append(scheduler._cond.acquire(timeout=0.5))
+            if free[0]:
+                scheduler._cond.release()
+
+        looker = threading.Thread(target=look)
+        start(looker)
+        looker.join()
+        return free[0]
+
+    def observed_start(thread):
+        held_while_starting.append(not lock_is_free())
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", observed_start)
+    try:
+        release = threading.Event()
+        futures = [scheduler.submit(host, release.wait) for host in "abc"]
+        release.set()
+        assert [future.result(timeout=5) for future in futures] == [True, True, True]
+        assert held_while_starting and not any(held_while_starting)
+    finally:
+        scheduler.close()
+
+
+def test_a_thread_that_cannot_be_started_is_not_counted(monkeypatch):
+    scheduler = PoliteScheduler(workers=2, per_host=1, delay=0.0)
+    start = threading.Thread.start
+
+    def refused(thread):
+        raise RuntimeError("can't start new thread")
+
+    try:
+        monkeypatch.setattr(threading.Thread, "start", refused)
+        with pytest.raises(RuntimeError, match="can't start new thread"):
+            scheduler.submit("a", lambda: "first")
+        assert scheduler.stats().threads == 0
+        monkeypatch.setattr(threading.Thread, "start", start)
+        # The queued request and a new one both run once threads can start again.
+        assert scheduler.submit("b", lambda: "second").result(timeout=5) == "second"
+    finally:
+        scheduler.close()
+
+
 @pytest.mark.parametrize(("workers", "per_host", "delay"), [(0, 1, 0.0), (1, 0, 0.0), (1, 1, -1.0)])
 def test_nonsensical_settings_are_refused(workers, per_host, delay):
     with pytest.raises(ValueError):
