@@ -30,6 +30,7 @@ from .records import (
     page_record,
     sitemap_links_from_record,
 )
+from .mdbookindex import parse_mdbook_index
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
 from .text import terms, url_terms
 
@@ -279,6 +280,7 @@ class LiveSite(Environment):
             title=read.title,
             title_terms=title_terms,
             own_terms=frozenset(terms(read.own_text)) | frozenset(title_terms),
+            search_index=read.search_index if self.on_site(read.search_index) else "",
         )
         return page, f"HTTP {result.status}"
 
@@ -383,6 +385,32 @@ class LiveSite(Environment):
             index.urls = [normalize_url(url) or url for url in index.urls]
             return index
         return None
+
+    def named_search_index(self, url: str) -> SiteIndex | None:
+        """The search index a page names for its own search box (mdBook's, `mdbookindex.py`): one download,
+        recorded; None when robots.txt forbids it, it fails, or it is not an index this reader knows."""
+        if not self.on_site(url) or (self.robots is not None and not self.robots.allowed(url)):
+            return None
+        self._check_budget()  # before the request: a search with no download left makes none
+        record = self._recorded("search index", url, lambda: self._named_index_request(url))
+        for fetched, ok, note in record["requests"]:
+            self.count_fetch(fetched, ok=ok, note=note)
+        return index_from_record(record["index"])
+
+    def _named_index_request(self, url: str) -> dict[str, Any]:
+        result = self.polite.fetch(url)
+        ok = result.ok and result.status == 200 and self.on_site(result.final_url)
+        index = None
+        note = "site search index"
+        if ok:
+            try:
+                index = parse_mdbook_index(result.body, index_url=result.final_url)
+                index.urls = [normalize_url(page) or page for page in index.urls]
+            except NotAnIndex as exc:
+                note = f"site search index refused: {exc}"
+        elif result.error:
+            note = f"site search index: {result.error}"
+        return {"requests": [[url, ok, note]], "index": index_record(index)}
 
     def search_url(self, query_text: str) -> str | None:
         """The start page's own search form filled with the query (a GET form with a text field)."""

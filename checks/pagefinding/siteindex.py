@@ -48,6 +48,21 @@ class SiteIndex:
             return None
         return len((pages or frozenset()) | (titled or frozenset()))
 
+    def best_share(self, query_text: str) -> float:
+        """The largest rarity-weighted share of the query's words that one page of the index holds, in its
+        text or title (0 … 1): below 1, no page this index covers holds the whole query."""
+        words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query_text)))
+        held: dict[int, float] = {}
+        total = 0.0
+        for word in words:
+            pages = self.terms.get(_stem(word), frozenset()) | self.title_terms.get(_stem(word), frozenset())
+            df = len(pages)
+            idf = math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+            total += idf
+            for page in pages:
+                held[page] = held.get(page, 0.0) + idf
+        return max(held.values(), default=0.0) / total if total else 0.0
+
     def rank(self, query_text: str, limit: int | None = 50) -> list[tuple[str, float]]:
         """The pages holding any query word, best first, scored by the rarity (idf) of the query words they
         hold, a word in the title counting TITLE_WEIGHT times more; scores divided by the best possible, so
