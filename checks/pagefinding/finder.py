@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
-from .text import terms
+from .text import terms, text_digest
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
 K1 = 1.2
@@ -66,6 +66,9 @@ MAX_SEARCH_INDEXES = 12
 # A section of the site with its own index (a book) whose index holds no page with the whole query sends the
 # search to the section's siblings (the other links of the page it was reached from: the other books): each
 # gets SEARCH_WEIGHT times the share of the query the best index read lacks, the chance the page is elsewhere.
+# Even when one index has a page with the whole query, another section may have it too: a sibling is worth
+# at least what an index page holding the whole query in its text, none in its title, is worth (its score 1/3).
+SIBLING_FLOOR = 1 / 3
 # The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
 # a page holding fewer of the query's words than it lacks is not the page asked for.
 FOUND_SHARE = 0.5
@@ -238,7 +241,7 @@ class BestFirst:
             + INHERIT * candidate.inherited
             + HUB_BONUS * math.log(candidate.in_links)
             + (INDEX_BONUS if candidate.index_page else 0.0)
-            + (SEARCH_WEIGHT * self.indexes_lack if candidate.sibling else 0.0)
+            + (SEARCH_WEIGHT * max(self.indexes_lack, SIBLING_FLOOR) if candidate.sibling else 0.0)
             + (FEEDBACK * self.topicality_of_link(candidate) if FEEDBACK else 0.0)
             - DEPTH_PENALTY * candidate.depth
         )
@@ -327,9 +330,13 @@ class BestFirst:
             self.not_answers.add(url)
             self.frontier.pop(url, None)
             results = env.download(url, via=(env.start, Link(target=url, label=(), text="(site search)")))
-            if results is not None and not self.wanted & results.term_set:
-                # A results page that says none of the query's words shows no results: a script fills it
-                # in a browser (rustdoc's search, on the page the form names). Its links are that page's.
+            if results is not None and (
+                not self.wanted & results.term_set
+                or text_digest(results.terms) == getattr(env, "search_page_digest", "")
+            ):
+                # A results page that says none of the query's words, or says what the search page says without
+                # a query, shows no results: a script fills them in in a browser (rustdoc's search). Its links
+                # are the search page's, not results.
                 results = None
             self.read(url, results, 0)
 

@@ -32,7 +32,7 @@ from .records import (
 )
 from .mdbookindex import parse_mdbook_index
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
-from .text import terms, url_terms
+from .text import terms, text_digest, url_terms
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +108,9 @@ class LiveSite(Environment):
         self.final_urls: dict[Node, str] = {}
         self.search_forms: list[tuple[str, str]] = []
         self.search_pages: list[str] = []  # the start page's <link rel="search"> and search form actions
+        # The words of the search page as read without a query (text_digest): a results page that says the same
+        # shows no results (a script fills them in a browser).
+        self.search_page_digest = ""
         # Every request's outcome as a record (records.py), in order: those given are replayed without a
         # request; past them, each new one is handed to `on_record` (which saves it) before the search reads it.
         self.records: list[dict[str, Any]] = []
@@ -340,6 +343,7 @@ class LiveSite(Environment):
         record = self._recorded("search index", self.search_pages[0], self._search_index_request)
         for url, ok, note in record["requests"]:
             self.count_fetch(url, ok=ok, note=note)
+        self.search_page_digest = record.get("search_page_digest", "")
         return index_from_record(record["index"])
 
     def _search_index_request(self) -> dict[str, Any]:
@@ -355,10 +359,11 @@ class LiveSite(Environment):
             requests.append([url, ok, note])
             return result if ok else None
 
-        index = self._find_search_index(fetch_other)
-        return {"requests": requests, "index": index_record(index)}
+        digest: list[str] = []
+        index = self._find_search_index(fetch_other, digest)
+        return {"requests": requests, "index": index_record(index), "search_page_digest": "".join(digest)}
 
-    def _find_search_index(self, fetch_other) -> SiteIndex | None:
+    def _find_search_index(self, fetch_other, digest: list[str]) -> SiteIndex | None:
         """The site's own search index, found as its search page finds it: the search page the start page
         names (<link rel="search">, else its search form's action) is read, and the `searchindex.js` it loads
         (Sphinx's) is read. Two downloads; None (after what it tried) when the site has no such index."""
@@ -369,7 +374,9 @@ class LiveSite(Environment):
             root, _ = parse_document(result.body, result.charset)
             if root is None:
                 continue
-            scripts = read_page(root, url=result.final_url).scripts
+            read = read_page(root, url=result.final_url)
+            digest.append(text_digest(terms(read.text)))
+            scripts = read.scripts
             index_url = next((src for src in scripts if src.rsplit("/", 1)[-1] == "searchindex.js"), None)
             if index_url is None or not self.on_site(index_url):
                 continue
