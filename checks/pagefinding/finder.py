@@ -246,6 +246,11 @@ class BestFirst:
             - DEPTH_PENALTY * candidate.depth
         )
 
+    def ruled_out(self, candidate: Candidate) -> bool:
+        """A page the site's own index says holds none of the query's words, and no link to which names one:
+        it is not the page, and reading it would cost a download for its links alone. Not read."""
+        return candidate.indexed and not candidate.prior and not candidate.tf
+
     def _index_knows(self, candidate: Candidate) -> None:
         score = self.index_scores.get(candidate.node)
         if score is not None:
@@ -422,8 +427,11 @@ class BestFirst:
                 top_score, chosen = self.link_score(recorded), recorded
             else:
                 scored = sorted(
-                    ((self.link_score(c), c) for c in self.frontier.values()), key=lambda item: -item[0]
+                    ((self.link_score(c), c) for c in self.frontier.values() if not self.ruled_out(c)),
+                    key=lambda item: -item[0],
                 )
+                if not scored:
+                    break
                 top_score, chosen = scored[0]
                 env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
                 waited = env.downloads - improved_at

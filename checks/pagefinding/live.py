@@ -22,6 +22,7 @@ from sites.http.urls import origin
 
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
+from .mdbookindex import parse_mdbook_index
 from .records import (
     SearchPaused,
     index_from_record,
@@ -30,7 +31,6 @@ from .records import (
     page_record,
     sitemap_links_from_record,
 )
-from .mdbookindex import parse_mdbook_index
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
 from .text import terms, text_digest, url_terms
 

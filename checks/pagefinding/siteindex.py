@@ -42,8 +42,8 @@ class SiteIndex:
 
     def document_frequency(self, word: str) -> int | None:
         """How many of the site's pages hold `word` (None when the index does not know the word)."""
-        pages = self.terms.get(_stem(word))
-        titled = self.title_terms.get(_stem(word))
+        pages = self.terms.get(stem(word))
+        titled = self.title_terms.get(stem(word))
         if pages is None and titled is None:
             return None
         return len((pages or frozenset()) | (titled or frozenset()))
@@ -55,7 +55,7 @@ class SiteIndex:
         held: dict[int, float] = {}
         total = 0.0
         for word in words:
-            pages = self.terms.get(_stem(word), frozenset()) | self.title_terms.get(_stem(word), frozenset())
+            pages = self.terms.get(stem(word), frozenset()) | self.title_terms.get(stem(word), frozenset())
             df = len(pages)
             idf = math.log(1 + (self.size - df + 0.5) / (df + 0.5))
             total += idf
@@ -71,9 +71,9 @@ class SiteIndex:
         scores: dict[int, float] = {}
         best_possible = 0.0
         for word in words:
-            stem = _stem(word)
-            pages = self.terms.get(stem, frozenset())
-            titled = self.title_terms.get(stem, frozenset())
+            word_stem = stem(word)
+            pages = self.terms.get(word_stem, frozenset())
+            titled = self.title_terms.get(word_stem, frozenset())
             df = len(pages | titled)
             if not df:
                 continue
@@ -90,7 +90,7 @@ class SiteIndex:
 
 
 @lru_cache(maxsize=10_000)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     return _porter.stemWord(word.lower())
 
 

@@ -5,7 +5,6 @@ pages alike."""
 from __future__ import annotations
 
 import hashlib
-
 import re
 from functools import lru_cache
 
