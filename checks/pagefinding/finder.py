@@ -185,6 +185,14 @@ class BestFirst:
         page = self.env.download(node)  # in memory
         return page is not None and (not page.title_terms or self.wanted <= frozenset(page.title_terms))
 
+    def index_confirms(self, node: Node) -> bool:
+        """The site's own search index knows the page and every page it ranks as high has been read: what
+        a person who looked through the site search's results down to this page would have seen."""
+        score = self.index_scores.get(node)
+        if not score:
+            return False
+        return not any(c.indexed and c.prior >= score for c in self.frontier.values())
+
     def sitewide(self) -> frozenset[str]:
         """Title terms of more than half the pages read (once three have titles)."""
         if self.titles < 3:
@@ -436,7 +444,9 @@ class BestFirst:
                 env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
                 waited = env.downloads - improved_at
                 patience = max(
-                    MIN_PATIENCE if self.titled_whole(best_node) else UNSURE_PATIENCE,
+                    MIN_PATIENCE
+                    if self.titled_whole(best_node) or self.index_confirms(best_node)
+                    else UNSURE_PATIENCE,
                     int(improved_at * PATIENCE_SHARE),
                 )
                 if best_score >= CONFIDENT and waited >= patience:
