@@ -15,78 +15,22 @@ from checks.pagefinding.algorithms import search
 from checks.pagefinding.htmlpage import read_page
 from checks.pagefinding.live import LiveSettings, LiveSite
 from checks.pagefinding.mdbookindex import parse_mdbook_index
-from checks.pagefinding.siteindex import NotAnIndex, stem
+from checks.pagefinding.siteindex import NotAnIndex
 from checks.pagefinding.text import query_terms
 from sites.http import FetchSettings
 
+from .books import (
+    FILLER,
+    LIGHTHOUSE,
+    as_script,
+    book_page,
+    elasticlunr_index,
+    robots_and_no_sitemap,
+    serve_book,
+)
 from .sites import HTML
 
 SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
-FILLER = "chapter section guide overview notes reference "
-
-
-def elasticlunr_index(sections: dict[str, tuple[str, str]]) -> dict:
-    """An mdBook search index as mdBook writes it: doc_urls, a document store, and per field a trie of the
-    Porter stems of each section's words with the sections holding them."""
-    fields: dict[str, dict] = {"title": {}, "body": {}, "breadcrumbs": {}}
-    for number, (title, body) in enumerate(sections.values()):
-        for field, text in (("title", title), ("body", body)):
-            for word in text.lower().split():
-                node = fields[field]
-                for letter in stem(word):
-                    node = node.setdefault(letter, {})
-                node.setdefault("docs", {})[str(number)] = {"tf": 1.0}
-                node["df"] = len(node["docs"])
-    return {
-        "doc_urls": list(sections),
-        "index": {
-            "documentStore": {
-                "docs": {
-                    str(n): {"id": str(n), "title": title, "body": body}
-                    for n, (title, body) in enumerate(sections.values())
-                },
-                "save": True,
-            },
-            "fields": ["title", "body", "breadcrumbs"],
-            "index": {field: {"root": trie} for field, trie in fields.items()},
-            "ref": "id",
-        },
-    }
-
-
-def as_script(index: dict) -> bytes:
-    """searchindex-HASH.js as mdBook >= 0.4.4x writes it: the JSON in a single-quoted JavaScript string."""
-    quoted = json.dumps(index).replace("\\", "\\\\").replace("'", "\\'")
-    return f"window.search = Object.assign(window.search, JSON.parse('{quoted}'));".encode()
-
-
-def book_page(title: str, body: str, index_path: str, links: str = "") -> str:
-    return (
-        f"<html><head><title>{title}</title>"
-        f'<script>var path_to_root = "";window.path_to_searchindex_js = "{index_path}";</script>'
-        f"<script src='searcher-1234.js'></script></head><body><h1>{title}</h1><p>{body}</p>{links}</body></html>"
-    )
-
-
-def serve_book(server, prefix: str, chapters: dict[int, str], *, pages: int = 12) -> None:
-    """A book under `prefix`: a home page linking chapters whose link texts say nothing of their words, and
-    its search index (sections of each chapter) at `prefix`searchindex-ab12.js."""
-    words = {n: chapters.get(n, f"topic{n} " + FILLER) for n in range(pages)}
-    links = "".join(f"<li><a href='{prefix}chapter{n}.html'>Chapter {n}</a></li>" for n in range(pages))
-    server.expect_request(prefix).respond_with_data(
-        book_page("Book", FILLER, "searchindex-ab12.js", f"<ul>{links}</ul>"), content_type=HTML
-    )
-    for n in range(pages):
-        server.expect_request(f"{prefix}chapter{n}.html").respond_with_data(
-            book_page(f"Chapter {n}", words[n], "searchindex-ab12.js"), content_type=HTML
-        )
-    sections = {}
-    for n in range(pages):
-        sections[f"chapter{n}.html#chapter-{n}"] = (f"Chapter {n}", words[n])
-        sections[f"chapter{n}.html#more"] = ("More", FILLER)
-    server.expect_request(f"{prefix}searchindex-ab12.js").respond_with_data(
-        as_script(elasticlunr_index(sections)), content_type="application/javascript"
-    )
 
 
 def find(start: str, query: str, budget: int | None = 60):
@@ -102,14 +46,6 @@ def find(start: str, query: str, budget: int | None = 60):
 
 def requested(server) -> list[str]:
     return [request.path for request, _ in server.log]
-
-
-def robots_and_no_sitemap(server) -> None:
-    server.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
-    server.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
-
-
-LIGHTHOUSE = "lighthouse keeper lantern lighthouse keeper lantern foghorn " + FILLER
 
 
 def test_a_books_index_leads_straight_to_a_page_no_link_text_names(httpserver):
@@ -209,9 +145,7 @@ def test_section_numbers_out_of_range_or_absurd_are_ignored():
 
 
 def test_a_huge_index_is_a_refused_download_and_the_search_goes_on(httpserver):
-    serve_book(httpserver, "/", {9: LIGHTHOUSE})
-    httpserver.clear()  # the same book, its index larger than a page may be
-    serve_book(httpserver, "/", {9: LIGHTHOUSE})
+    serve_book(httpserver, "/", {9: LIGHTHOUSE})  # its index is larger than the 2,000 bytes allowed below
     robots_and_no_sitemap(httpserver)
     env = LiveSite(
         httpserver.url_for("/"),
@@ -231,6 +165,8 @@ def test_a_huge_index_is_a_refused_download_and_the_search_goes_on(httpserver):
         env.close()
     assert "/searchindex-ab12.js" in requested(httpserver)
     assert requested(httpserver).count("/searchindex-ab12.js") == 1  # read once, though every page names it
+    refused = [entry for entry in result.log if entry.note.startswith("site search index")]
+    assert len(refused) == 1 and not refused[0].ok and "larger" in refused[0].note
     assert result.found == httpserver.url_for("/chapter9.html")
 
 
