@@ -343,10 +343,18 @@ def table(results: dict, sizes: list[int], thresholds: list[float]) -> str:
     return "\n".join(lines)
 
 
+def _django() -> None:
+    """Django set up: live.py reaches the job models (checks.jobs.inflight imports through checks.jobs)."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    import django
+
+    django.setup()
+
+
 def run_live(ports: list[int], per_site: int, budget: int, algorithms: list[str], seed: int) -> dict:
     """Targets sampled from the test bed's ground truth; the query is the target's title, less the words of
     the site's home title; the search starts at the root with `budget` downloads."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    _django()
     from checks.pagefinding.live import LiveSettings, LiveSite
     from checks.pagefinding.text import query_terms
     from sites.http import FetchSettings
@@ -398,7 +406,7 @@ def run_cases(
     """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
     per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
     an outcome (hit, downloads, target, query, top-3 hit, found, target read)."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
+    _django()
     from checks.pagefinding.live import LiveSettings, LiveSite
     from checks.pagefinding.text import query_terms
     from sites.http import FetchSettings

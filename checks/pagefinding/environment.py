@@ -32,6 +32,9 @@ class Page:
     # Live pages: the terms of the text outside links (a table of contents holds the query only in its
     # links). None where a page has no such distinction (generated graphs).
     own_terms: frozenset[str] | None = None
+    # Live pages: the URL of the site's search index this page's own search box loads (mdBook names it on
+    # every page of a book), "" when it names none.
+    search_index: str = ""
     term_set: frozenset[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

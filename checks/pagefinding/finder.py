@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
-from .text import terms
+from .text import terms, text_digest
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
 K1 = 1.2
@@ -60,6 +60,15 @@ PAGE_K1 = 5.0
 # in the title and text), ahead of any link.
 SEARCH_CANDIDATES = 50
 SEARCH_WEIGHT = 2.0
+# A site may have several indexes (each book of a documentation site built with mdBook has its own, named on
+# every one of its pages): the finder reads each one a page it reads names, up to this many.
+MAX_SEARCH_INDEXES = 12
+# A section of the site with its own index (a book) whose index holds no page with the whole query sends the
+# search to the section's siblings (the other links of the page it was reached from: the other books): each
+# gets SEARCH_WEIGHT times the share of the query the best index read lacks, the chance the page is elsewhere.
+# Even when one index has a page with the whole query, another section may have it too: a sibling is worth
+# at least what an index page holding the whole query in its text, none in its title, is worth (its score 1/3).
+SIBLING_FLOOR = 1 / 3
 # The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
 # a page holding fewer of the query's words than it lacks is not the page asked for.
 FOUND_SHARE = 0.5
@@ -79,6 +88,7 @@ class Candidate:
     other_words: list[tuple[str, ...]] = field(default_factory=list)
     prior: float = 0.0  # the site's search index's score for this page (0 … 1), when it has one
     indexed: bool = False  # the site's search index knows this page's words: its score says what it holds
+    sibling: bool = False  # linked beside a section that has its own search index: maybe another one
 
 
 class BestFirst:
@@ -99,7 +109,9 @@ class BestFirst:
         self.feedback: Counter[str] = Counter()  # words of the pages read, weighted by their query terms
         self.feedback_total = 0.0
         self._topic_weights: dict[str, float] = {}  # topic_weight's cache, emptied when a page is read
-        self.site_index = None  # the site's own search index (siteindex.SiteIndex), when it has one
+        self.site_indexes: list = []  # the site's own search indexes read (siteindex.SiteIndex)
+        self.indexes_named: set[str] = set()  # the URLs of those a page named, read or tried
+        self.indexes_lack = 1.0  # the share of the query the best page of the best index read lacks
         self.index_scores: dict[Node, float] = {}  # its score for every page it knows (0: none of the query)
         # The query's words as typed, by term: the site's index stems words its own way.
         self.typed: dict[str, str] = {}
@@ -111,10 +123,14 @@ class BestFirst:
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
     def idf(self, term: str) -> float:
-        if self.site_index is not None:
-            df = self.site_index.document_frequency(self.typed.get(term, term))
-            if df is not None:  # the site's own count of the pages holding the word
-                return math.log(1 + (self.site_index.size - df + 0.5) / (df + 0.5))
+        if self.site_indexes:
+            # The site's own count of the pages holding the word, over every index read (a site of several
+            # books: the pages of all of them).
+            counts = [index.document_frequency(self.typed.get(term, term)) for index in self.site_indexes]
+            known = [df for df in counts if df is not None]
+            if known:
+                size, df = sum(index.size for index in self.site_indexes), sum(known)
+                return math.log(1 + (size - df + 0.5) / (df + 0.5))
         return math.log(1 + (self.documents - self.df[term] + 0.5) / (self.df[term] + 0.5))
 
     def _count(self, words: frozenset[str]) -> None:
@@ -168,6 +184,14 @@ class BestFirst:
     def titled_whole(self, node: Node) -> bool:
         page = self.env.download(node)  # in memory
         return page is not None and (not page.title_terms or self.wanted <= frozenset(page.title_terms))
+
+    def index_confirms(self, node: Node) -> bool:
+        """The site's own search index knows the page and every page it ranks as high has been read: what
+        a person who looked through the site search's results down to this page would have seen."""
+        score = self.index_scores.get(node)
+        if not score:
+            return False
+        return not any(c.indexed and c.prior >= score for c in self.frontier.values())
 
     def sitewide(self) -> frozenset[str]:
         """Title terms of more than half the pages read (once three have titles)."""
@@ -225,9 +249,15 @@ class BestFirst:
             + INHERIT * candidate.inherited
             + HUB_BONUS * math.log(candidate.in_links)
             + (INDEX_BONUS if candidate.index_page else 0.0)
+            + (SEARCH_WEIGHT * max(self.indexes_lack, SIBLING_FLOOR) if candidate.sibling else 0.0)
             + (FEEDBACK * self.topicality_of_link(candidate) if FEEDBACK else 0.0)
             - DEPTH_PENALTY * candidate.depth
         )
+
+    def ruled_out(self, candidate: Candidate) -> bool:
+        """A page the site's own index says holds none of the query's words, and no link to which names one:
+        it is not the page, and reading it would cost a download for its links alone. Not read."""
+        return candidate.indexed and not candidate.prior and not candidate.tf
 
     def _index_knows(self, candidate: Candidate) -> None:
         score = self.index_scores.get(candidate.node)
@@ -302,25 +332,68 @@ class BestFirst:
                     {t: FIELD_WEIGHTS["url"] * n for t, n in tf.items()},
                 )
         if env.settings.use_site_search:
-            self.site_index = env.search_index()
-        if self.site_index is not None:
-            ranked = self.site_index.rank(self.settings.query_text, limit=None)
-            self.index_scores = {url: 0.0 for url in self.site_index.urls}
-            self.index_scores.update(ranked)
-            for known in self.frontier.values():
-                self._index_knows(known)
-            for url, _ in ranked[:SEARCH_CANDIDATES]:
-                if env.downloaded(url) or url in self.frontier:
-                    continue
-                shown = Link(target=url, label=(), text="(site search index)")
-                self._index_knows(self.frontier.setdefault(url, Candidate(url, env.start, shown, 1, 0.0)))
+            index = env.search_index()
+            if index is not None:
+                self._use_index(index, env.start)
+            self._read_named_index(env.start, start)
+        if self.site_indexes:
             return
         url = env.search_url(self.settings.query_text) if env.settings.use_site_search else None
         if url and not env.downloaded(url):
             self.not_answers.add(url)
             self.frontier.pop(url, None)
             results = env.download(url, via=(env.start, Link(target=url, label=(), text="(site search)")))
+            if results is not None and (
+                not self.wanted & results.term_set
+                or text_digest(results.terms) == getattr(env, "search_page_digest", "")
+            ):
+                # A results page that says none of the query's words, or says what the search page says without
+                # a query, shows no results: a script fills them in in a browser (rustdoc's search). Its links
+                # are the search page's, not results.
+                results = None
             self.read(url, results, 0)
+
+    def _read_named_index(self, node: Node, page: Page | None, parent: Node | None = None) -> None:
+        """Read the search index a page names for its own search box (mdBook's), once, on live sites."""
+        env = self.env
+        url = getattr(page, "search_index", "")
+        if (
+            not url
+            or url in self.indexes_named
+            or len(self.indexes_named) >= MAX_SEARCH_INDEXES
+            or not getattr(env, "settings", None)
+            or not env.settings.use_site_search
+        ):
+            return
+        self.indexes_named.add(url)
+        index = env.named_search_index(url)
+        if index is None:
+            return
+        self._use_index(index, node)
+        self.indexes_lack = min(self.indexes_lack, 1.0 - index.best_share(self.settings.query_text))
+        siblings = env.download(parent) if parent is not None and env.downloaded(parent) else None
+        for link in siblings.links if siblings is not None else ():  # in memory: no new download
+            known = self.frontier.get(link.target)
+            if known is not None:
+                known.sibling = True
+
+    def _use_index(self, index, found_on: Node) -> None:
+        """The site's own search index ranks its pages for the query: every page it knows is scored by what
+        it holds, and its SEARCH_CANDIDATES best become candidates (reached from the page that named it)."""
+        env = self.env
+        self.site_indexes.append(index)
+        ranked = index.rank(self.settings.query_text, limit=None)
+        for url in index.urls:
+            self.index_scores.setdefault(url, 0.0)
+        self.index_scores.update(ranked)
+        for known in self.frontier.values():
+            self._index_knows(known)
+        depth = 1 if found_on == env.start else 2
+        for url, _ in ranked[:SEARCH_CANDIDATES]:
+            if env.downloaded(url) or url in self.frontier:
+                continue
+            shown = Link(target=url, label=(), text="(site search index)")
+            self._index_knows(self.frontier.setdefault(url, Candidate(url, found_on, shown, depth, 0.0)))
 
     def ranking(self) -> list[tuple[Node, float]]:
         """The pages read that hold part of the query, most relevant first (recomputed as rarity changes)."""
@@ -362,13 +435,18 @@ class BestFirst:
                 top_score, chosen = self.link_score(recorded), recorded
             else:
                 scored = sorted(
-                    ((self.link_score(c), c) for c in self.frontier.values()), key=lambda item: -item[0]
+                    ((self.link_score(c), c) for c in self.frontier.values() if not self.ruled_out(c)),
+                    key=lambda item: -item[0],
                 )
+                if not scored:
+                    break
                 top_score, chosen = scored[0]
                 env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
                 waited = env.downloads - improved_at
                 patience = max(
-                    MIN_PATIENCE if self.titled_whole(best_node) else UNSURE_PATIENCE,
+                    MIN_PATIENCE
+                    if self.titled_whole(best_node) or self.index_confirms(best_node)
+                    else UNSURE_PATIENCE,
                     int(improved_at * PATIENCE_SHARE),
                 )
                 if best_score >= CONFIDENT and waited >= patience:
@@ -377,6 +455,7 @@ class BestFirst:
             page = env.download(chosen.node, via=(chosen.parent, chosen.link), score=top_score)
             self.inherited[chosen.node] = chosen.inherited
             self.read(chosen.node, page, chosen.depth)
+            self._read_named_index(chosen.node, page, chosen.parent)
             if page is not None and chosen.node not in self.not_answers and self.complete(page):
                 return self.answered(chosen.node)
             if chosen.node not in self.not_answers and self.relevance[chosen.node] > best_score:

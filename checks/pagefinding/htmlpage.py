@@ -3,6 +3,7 @@ visible text, and each link with its text, the text of the block around it and i
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import lxml.etree
@@ -34,6 +35,12 @@ _BLOCKS = frozenset(
     }
 )
 MAX_CONTEXT_CHARS = 300
+# mdBook's pages name the search index their search box loads in an inline script (mdBook >= 0.4.4x:
+# `window.path_to_searchindex_js = "searchindex-HASH.js"`); older books load `searcher.js`, which fetches
+# `path_to_root + "searchindex.json"`.
+_MDBOOK_INDEX = re.compile(r"""path_to_searchindex_js\s*=\s*["']([^"'\s]{1,300})["']""")
+_MDBOOK_ROOT = re.compile(r"""path_to_root\s*=\s*["']([^"'\s]{0,300})["']""")
+MAX_INLINE_SCRIPT = 2_000  # longer inline scripts are code, not the few lines that name the index
 # Links to these are not pages: downloading them would spend the budget on nothing a reader wants.
 NOT_PAGES = (
     ".txt",
@@ -81,6 +88,7 @@ class ReadPage:
     search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
     search_pages: list[str] = field(default_factory=list)  # <link rel="search" href>: the site's search page
     scripts: list[str] = field(default_factory=list)  # <script src>, resolved: where a search page's index is
+    search_index: str = ""  # the search index this page's own search box loads (mdBook), resolved
 
 
 def is_page_url(url: str) -> bool:
@@ -100,6 +108,7 @@ def read_page(root, *, url: str) -> ReadPage:
     anchor_element = None
     blocks: list[tuple[list[str], list[PageLink]]] = []
     form: tuple[str, str] | None = None
+    inline: list[str] = []
     for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
         if event == "start":
@@ -115,6 +124,8 @@ def read_page(root, *, url: str) -> ReadPage:
                 found = normalize_url(element.get("src", ""), url)
                 if found:
                     page.scripts.append(found)
+            elif tag == "script" and element.text and len(element.text) <= MAX_INLINE_SCRIPT:
+                inline.append(element.text)
             if tag in _SKIP and tag != "head":
                 skip += 1
             elif tag == "title" and element.text:
@@ -154,7 +165,21 @@ def read_page(root, *, url: str) -> ReadPage:
     page.title = " ".join(" ".join(title).split())
     page.text = " ".join(body)
     page.own_text = " ".join(own)
+    page.search_index = _mdbook_search_index(inline, page.scripts, url)
     return page
+
+
+def _mdbook_search_index(inline: list[str], scripts: list[str], url: str) -> str:
+    """The URL of the mdBook search index a page's search box loads, or "" when the page names none."""
+    text = "\n".join(inline)
+    named = _MDBOOK_INDEX.search(text)
+    if named:
+        return normalize_url(named.group(1), url) or ""
+    root = _MDBOOK_ROOT.search(text)
+    searcher = any(src.rsplit("/", 1)[-1].startswith("searcher") for src in scripts)
+    if root and searcher:
+        return normalize_url(root.group(1) + "searchindex.json", url) or ""
+    return ""
 
 
 def _emit(page: ReadPage, blocks, anchor: list[str], href: str, url: str, element) -> None:

@@ -23,6 +23,7 @@ from sites.http.urls import origin
 
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
+from .mdbookindex import parse_mdbook_index
 from .records import (
     SearchPaused,
     index_from_record,
@@ -32,7 +33,7 @@ from .records import (
     sitemap_links_from_record,
 )
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
-from .text import terms, url_terms
+from .text import terms, text_digest, url_terms
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,9 @@ class LiveSite(Environment):
         self.final_urls: dict[Node, str] = {}
         self.search_forms: list[tuple[str, str]] = []
         self.search_pages: list[str] = []  # the start page's <link rel="search"> and search form actions
+        # The words of the search page as read without a query (text_digest): a results page that says the same
+        # shows no results (a script fills them in a browser).
+        self.search_page_digest = ""
         # Every request's outcome as a record (records.py), in order: those given are replayed without a
         # request; past them, each new one is handed to `on_record` (which saves it) before the search reads it.
         self.records: list[dict[str, Any]] = []
@@ -280,6 +284,7 @@ class LiveSite(Environment):
             title=read.title,
             title_terms=title_terms,
             own_terms=frozenset(terms(read.own_text)) | frozenset(title_terms),
+            search_index=read.search_index if self.on_site(read.search_index) else "",
         )
         return page, f"HTTP {result.status}"
 
@@ -333,6 +338,7 @@ class LiveSite(Environment):
         record = self._recorded("search index", self.search_pages[0], self._search_index_request)
         for url, ok, note in record["requests"]:
             self.count_fetch(url, ok=ok, note=note)
+        self.search_page_digest = record.get("search_page_digest", "")
         return index_from_record(record["index"])
 
     def _search_index_request(self) -> dict[str, Any]:
@@ -348,10 +354,11 @@ class LiveSite(Environment):
             requests.append([url, ok, note])
             return result if ok else None
 
-        index = self._find_search_index(fetch_other)
-        return {"requests": requests, "index": index_record(index)}
+        digest: list[str] = []
+        index = self._find_search_index(fetch_other, digest)
+        return {"requests": requests, "index": index_record(index), "search_page_digest": "".join(digest)}
 
-    def _find_search_index(self, fetch_other) -> SiteIndex | None:
+    def _find_search_index(self, fetch_other, digest: list[str]) -> SiteIndex | None:
         """The site's own search index, found as its search page finds it: the search page the start page
         names (<link rel="search">, else its search form's action) is read, and the `searchindex.js` it loads
         (Sphinx's) is read. Two downloads; None (after what it tried) when the site has no such index."""
@@ -362,7 +369,9 @@ class LiveSite(Environment):
             root, _ = parse_document(result.body, result.charset)
             if root is None:
                 continue
-            scripts = read_page(root, url=result.final_url).scripts
+            read = read_page(root, url=result.final_url)
+            digest.append(text_digest(terms(read.text)))
+            scripts = read.scripts
             index_url = next((src for src in scripts if src.rsplit("/", 1)[-1] == "searchindex.js"), None)
             if index_url is None or not self.on_site(index_url):
                 continue
@@ -378,6 +387,32 @@ class LiveSite(Environment):
             index.urls = [normalize_url(url) or url for url in index.urls]
             return index
         return None
+
+    def named_search_index(self, url: str) -> SiteIndex | None:
+        """The search index a page names for its own search box (mdBook's, `mdbookindex.py`): one download,
+        recorded; None when robots.txt forbids it, it fails, or it is not an index this reader knows."""
+        if not self.on_site(url) or (self.robots is not None and not self.robots.allowed(url)):
+            return None
+        self._check_budget()  # before the request: a search with no download left makes none
+        record = self._recorded("search index", url, lambda: self._named_index_request(url))
+        for fetched, ok, note in record["requests"]:
+            self.count_fetch(fetched, ok=ok, note=note)
+        return index_from_record(record["index"])
+
+    def _named_index_request(self, url: str) -> dict[str, Any]:
+        result = self.polite.fetch(url)
+        ok = result.ok and result.status == 200 and self.on_site(result.final_url)
+        index = None
+        note = "site search index"
+        if ok:
+            try:
+                index = parse_mdbook_index(result.body, index_url=result.final_url)
+                index.urls = [normalize_url(page) or page for page in index.urls]
+            except NotAnIndex as exc:
+                note = f"site search index refused: {exc}"
+        elif result.error:
+            note = f"site search index: {result.error}"
+        return {"requests": [[url, ok, note]], "index": index_record(index)}
 
     def search_url(self, query_text: str) -> str | None:
         """The start page's own search form filled with the query (a GET form with a text field)."""

@@ -43,6 +43,7 @@ def page_record(page: Page | None) -> dict[str, Any] | None:
         "title": page.title,
         "title_terms": _words(page.title_terms),
         "own_terms": None if page.own_terms is None else _words(sorted(page.own_terms)),
+        "search_index": page.search_index,
         "links": [
             [link.target, _words(link.label), link.text, _words(link.context), _words(link.url_terms)]
             for link in page.links
@@ -70,6 +71,7 @@ def page_from_record(node: str, record: dict[str, Any] | None) -> Page | None:
         title=record["title"],
         title_terms=_unwords(record["title_terms"]),
         own_terms=None if own is None else frozenset(_unwords(own)),
+        search_index=record.get("search_index", ""),  # records saved before issue 19 have none
     )
 
 

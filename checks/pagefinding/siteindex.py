@@ -42,11 +42,26 @@ class SiteIndex:
 
     def document_frequency(self, word: str) -> int | None:
         """How many of the site's pages hold `word` (None when the index does not know the word)."""
-        pages = self.terms.get(_stem(word))
-        titled = self.title_terms.get(_stem(word))
+        pages = self.terms.get(stem(word))
+        titled = self.title_terms.get(stem(word))
         if pages is None and titled is None:
             return None
         return len((pages or frozenset()) | (titled or frozenset()))
+
+    def best_share(self, query_text: str) -> float:
+        """The largest rarity-weighted share of the query's words that one page of the index holds, in its
+        text or title (0 … 1): below 1, no page this index covers holds the whole query."""
+        words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query_text)))
+        held: dict[int, float] = {}
+        total = 0.0
+        for word in words:
+            pages = self.terms.get(stem(word), frozenset()) | self.title_terms.get(stem(word), frozenset())
+            df = len(pages)
+            idf = math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+            total += idf
+            for page in pages:
+                held[page] = held.get(page, 0.0) + idf
+        return max(held.values(), default=0.0) / total if total else 0.0
 
     def rank(self, query_text: str, limit: int | None = 50) -> list[tuple[str, float]]:
         """The pages holding any query word, best first, scored by the rarity (idf) of the query words they
@@ -56,9 +71,9 @@ class SiteIndex:
         scores: dict[int, float] = {}
         best_possible = 0.0
         for word in words:
-            stem = _stem(word)
-            pages = self.terms.get(stem, frozenset())
-            titled = self.title_terms.get(stem, frozenset())
+            word_stem = stem(word)
+            pages = self.terms.get(word_stem, frozenset())
+            titled = self.title_terms.get(word_stem, frozenset())
             df = len(pages | titled)
             if not df:
                 continue
@@ -75,7 +90,7 @@ class SiteIndex:
 
 
 @lru_cache(maxsize=10_000)
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
     return _porter.stemWord(word.lower())
 
 

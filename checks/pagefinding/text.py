@@ -4,6 +4,7 @@ pages alike."""
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 
@@ -57,3 +58,8 @@ def url_terms(url: str) -> tuple[str, ...]:
 def query_terms(query: str) -> tuple[str, ...]:
     """The distinct terms of a query, in their first order; empty when it holds only stop words."""
     return tuple(dict.fromkeys(terms(query)))
+
+
+def text_digest(words: tuple[str, ...] | list[str]) -> str:
+    """A short fingerprint of a page's words: two pages with the same words have the same digest."""
+    return hashlib.sha1(" ".join(words).encode("utf-8")).hexdigest()

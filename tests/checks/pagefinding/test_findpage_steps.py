@@ -11,6 +11,7 @@ from werkzeug.wrappers import Response
 from checks.jobs import inflight, job_run, job_start, job_step
 from checks.models import AnalysisJob, JobScratch
 from checks.pagefinding.services import LIVE_ALGORITHMS
+from tests.checks.pagefinding.books import LIGHTHOUSE, robots_and_no_sitemap, serve_book
 from tests.checks.pagefinding.sites import HTML, page
 from tests.checks.steps import run_in_steps
 from tests.sites.factories import make_site
@@ -153,3 +154,25 @@ def test_a_step_stops_waiting_for_a_slow_site_at_its_deadline_and_the_search_end
         # the request's time. The downloads counted are the search's own, each once.
         assert len(httpserver.log) > requests_whole
     assert inflight.take(stepped.pk, "findpage") is None  # nothing left running once the search ended
+
+
+def test_a_search_that_reads_books_indexes_in_tiny_steps_ends_as_in_one_step(httpserver):
+    """The indexes a page names (mdBook's) are requests like any other: recorded, replayed, never asked twice."""
+    httpserver.expect_request("/").respond_with_data(
+        page("Docs", "<a href='/first/'>The First Book</a><a href='/second/'>The Second Book</a>"),
+        content_type=HTML,
+    )
+    serve_book(httpserver, "/first/", {})
+    serve_book(httpserver, "/second/", {7: LIGHTHOUSE})
+    robots_and_no_sitemap(httpserver)
+    site = make_site(url=httpserver.url_for("/"))
+    whole = job_run(job=search_job(site, "BESTFIRST", "lighthouse keeper lantern"), step_seconds=WHOLE)
+    assert whole.result["found"] == httpserver.url_for("/second/chapter7.html")
+    requests_whole = len(httpserver.log)
+    httpserver.clear_log()
+
+    stepped = search_job(site, "BESTFIRST", "lighthouse keeper lantern")
+    steps = steps_to_end(stepped)
+    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert stepped.result == whole.result
+    assert steps >= 5 and len(httpserver.log) == requests_whole
