@@ -473,7 +473,7 @@ def print_site_types(result: dict) -> None:
         ("label-free rules (the scores only)", ""),
         ("label-free rules and the URL directory as weak positives", "_with_url_directory"),
     ):
-        print(f"\nleave-one-site-out, {title}: chosen on the other two sites, scored on the held-out one")
+        print(f"\nleave-one-site-out, {title}: chosen on the other sites, scored on the held-out one")
         print_folds(result["leave_one_site_out" + key])
         print("  held-out mean F1 (of the median PR/RR):", result["held_out_mean_f1" + key])
     print("\nmean F1 over every type (median of the templates' F1):")
