@@ -361,6 +361,12 @@ def chance_level(
 # 0.2, and 0.02 and 0.04 (docs/benchmarks.md).
 VALLEY_DEPTH = 0.1
 VALLEY_SMOOTHING = 0.03
+# The fewest pages above a valley for the group there to count as a type: two to four pages scoring far above
+# everything else are the template's near-copies (the what's new pages of the releases next to it, the patch
+# releases of its own), and a cut above them selects nothing else. Until issue 23's second round, 2 (the
+# rule `valley-2`); 3, 5, 10 and 20 compared leave-one-site-out (docs/benchmarks.md): 5 is the fewest that
+# drops the near-copies, and 20 loses a type of 21 pages.
+VALLEY_MIN_GROUP = 5
 
 
 def otsu_threshold(scores: Sequence[float], bins: int = 100) -> float:
@@ -450,10 +456,12 @@ def valley_threshold(
     *,
     depth: float = VALLEY_DEPTH,
     smoothing: float = VALLEY_SMOOTHING,
+    min_group: int = VALLEY_MIN_GROUP,
 ) -> float:
     """Otsu's cut (never below the chance level), moved up to the highest clear valley of the score density
     above it: where the density, smoothed by a normal kernel of `smoothing` (in score), falls to `depth` of the
-    highest density on both sides of it (both above Otsu's cut), with two pages or more above. Otsu's cut
+    highest density on both sides of it (both above Otsu's cut), with `min_group` pages or more above (fewer
+    are the template's near-copies, not a type: VALLEY_MIN_GROUP). Otsu's cut
     finds the site's biggest divide; when the template's type is a small group scoring clearly above a larger
     group of near-alike pages (21 release notes above 800 chapter pages of one site), that divide lies below
     both, and the valley between them is the type's edge. A type whose scores fall off evenly has no such
@@ -477,7 +485,7 @@ def valley_threshold(
     for i in range(lowest, bins - 1):
         if i > lowest and density[i] <= density[i - 1] and density[i] <= density[i + 1]:
             sides = min(highest_below, highest_above[i + 1])
-            if sides > 0 and density[i] <= depth * sides and above_from[i] >= 2:
+            if sides > 0 and density[i] <= depth * sides and above_from[i] >= min_group:
                 valley = i
         highest_below = max(highest_below, density[i])
     if valley is None:
@@ -491,10 +499,11 @@ def valley_threshold(
 
 
 # How a threshold is chosen without labels: "minimum-error" (Kittler & Illingworth), "otsu" (most
-# between-group variance), "valley" (Otsu's, moved up to the highest clear valley above it), "gap" (the widest
-# gap) or "nested" (minimum-error again inside a bimodal top). The rules were compared leave-one-site-out
-# (benchmarks/structure.py --parts types, docs/structure.md).
-THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "gap", "nested")
+# between-group variance), "valley" (Otsu's, moved up to the highest clear valley above it with
+# VALLEY_MIN_GROUP pages or more), "valley-2" (the same with two pages or more, as before issue 23's second
+# round), "gap" (the widest gap) or "nested" (minimum-error again inside a bimodal top). The rules were compared
+# leave-one-site-out (benchmarks/structure.py --parts types, docs/structure.md).
+THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "valley-2", "gap", "nested")
 DEFAULT_THRESHOLD_RULE = "minimum-error"
 # Each of our methods with its rule: for the default, the valley rule (Otsu's cut alone stops at the site's
 # biggest divide, below a small type's own group: postgres release notes PR 0.08); for `blocks`, the
@@ -506,6 +515,8 @@ def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = DEF
     """The threshold from the score distribution alone, never below the chance level."""
     if rule == "valley":
         return valley_threshold(scores, chance)
+    if rule == "valley-2":
+        return valley_threshold(scores, chance, min_group=2)
     if rule == "gap":
         return gap_threshold(scores, chance)
     if rule == "nested":

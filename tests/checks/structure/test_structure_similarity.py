@@ -9,6 +9,7 @@ from checks.structure.extract import decode, dom_keys
 from checks.structure.lcs import RelatedLCS, WeightedLCS, related_lcs_by_table
 from checks.structure.similarity import (
     PAPER_THRESHOLDS,
+    VALLEY_MIN_GROUP,
     Keyer,
     MethodError,
     accuracy,
@@ -392,6 +393,30 @@ def test_the_valley_rule_cuts_above_a_group_of_near_alike_pages_when_a_clear_val
     assert (near >= otsu).mean() > 0.9  # the site's biggest divide: the layout against the rest
     valley = calibrated_threshold(scores, 0.1, "valley")
     assert (same_type >= valley).mean() > 0.97 and (near >= valley).sum() == 0
+
+
+def test_the_valley_rule_does_not_cut_above_the_templates_few_near_copies():
+    # A type of many variants, and three pages nearly the template's copies (the what's new pages of the next
+    # releases, a patch release's notes): a valley parts them from the type, but three pages are not a type.
+    rng = np.random.default_rng(13)
+    others = np.clip(rng.normal(0.06, 0.03, 500), 0, 1)
+    same_type = rng.uniform(0.3, 0.7, 200)
+    near_copies = np.array([0.95, 0.96, 0.97])
+    scores = np.concatenate([others, same_type, near_copies]).tolist()
+    valley = calibrated_threshold(scores, 0.05, "valley")
+    assert (same_type >= valley).mean() > 0.95 and (others >= valley).sum() == 0
+    # The rule before, which took any valley with two pages above it, selected the three copies alone.
+    assert (same_type >= calibrated_threshold(scores, 0.05, "valley-2")).sum() == 0
+
+
+def test_a_group_of_the_fewest_pages_that_count_as_a_type_keeps_its_valley():
+    rng = np.random.default_rng(14)
+    others = np.clip(rng.normal(0.1, 0.05, 800), 0, 1)
+    near = np.clip(rng.normal(0.45, 0.05, 300), 0, 1)
+    same_type = np.clip(rng.normal(0.9, 0.01, VALLEY_MIN_GROUP), 0, 1)  # 21 release notes among 1,169 pages
+    scores = np.concatenate([others, near, same_type]).tolist()
+    valley = calibrated_threshold(scores, 0.1, "valley")
+    assert (same_type >= valley).all() and (near >= valley).sum() == 0
 
 
 def test_the_valley_rule_keeps_otsus_cut_for_a_type_whose_scores_fall_off_evenly():
