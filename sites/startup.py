@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import resource
 
 from sites.services.crawls import crawl_finished_hooks_import
 
@@ -15,3 +16,24 @@ def prepare_crawling_process() -> None:
     crawl_finished_hooks_import()
     gc.collect()
     gc.freeze()
+    open_files_limit_raise()
+
+
+# Descriptors a crawling process may need: WEBAUDIT_FETCH_CONCURRENCY sockets in flight (up to 1,024), a kept
+# connection for each of as many hosts, the page readers' pipes and the database's.
+OPEN_FILES_WANTED = 4096
+
+
+def open_files_limit_raise(wanted: int = OPEN_FILES_WANTED) -> int:
+    """Raise this process's soft limit on open files towards `wanted`, within the hard limit the system sets (a
+    service often starts with a soft limit of 1,024, which 256 requests at once and their hosts' kept connections
+    come close to); return the soft limit now in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+        except (ValueError, OSError):  # a system that refuses keeps its limit: the crawl still runs, in it
+            return soft
+        return target
+    return soft

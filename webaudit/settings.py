@@ -265,7 +265,7 @@ WEBAUDIT_CRAWL_CONCURRENCY = env_int(
 WEBAUDIT_CRAWL_DELAY = env_float("WEBAUDIT_CRAWL_DELAY", 0.25, minimum=0.0, maximum=CRAWL_RANGES["delay"][1])
 # Requests in flight at once across all hosts, per crawl lane (the politeness to one host is the two above): a
 # request waiting for its host's turn holds no thread, so this many hosts are talked to at once (docs/crawling.md).
-WEBAUDIT_FETCH_CONCURRENCY = env_int("WEBAUDIT_FETCH_CONCURRENCY", 128, minimum=1, maximum=1024)
+WEBAUDIT_FETCH_CONCURRENCY = env_int("WEBAUDIT_FETCH_CONCURRENCY", 256, minimum=1, maximum=1024)
 # Hours an external link target's verdict is reused by later crawls of the same owner's sites (lychee's --cache,
 # --max-cache-age 1d); 0 checks every target every time. A site may set its own. A year at most.
 WEBAUDIT_EXTERNAL_CACHE_HOURS = env_float("WEBAUDIT_EXTERNAL_CACHE_HOURS", 24.0, minimum=0.0, maximum=8760.0)
