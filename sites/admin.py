@@ -15,7 +15,17 @@ from django.utils.html import format_html, format_html_join
 from django.utils.text import capfirst
 
 from sites.forms import SiteForm
-from sites.models import Crawl, DirectoryProbe, Link, Page, Site, UrlHealth, Verdict
+from sites.models import (
+    FETCH_FOUND_FIELDS,
+    VERDICT_FIELDS,
+    Crawl,
+    DirectoryProbe,
+    Link,
+    Page,
+    Site,
+    UrlHealth,
+    Verdict,
+)
 from sites.services.crawls import CrawlError, crawl_cancel, crawl_start
 from sites.services.retention import deletion_summary
 
@@ -251,20 +261,9 @@ class PageAdmin(ReadOnlyRecordAdmin):
             "Fetch",
             {
                 "fields": (
-                    "status_code",
-                    "final_url",
-                    "redirects",
-                    "content_type",
-                    "size",
-                    "content_hash",
+                    *FETCH_FOUND_FIELDS,
                     "response_ms",
-                    "title",
-                    "canonical_url",
-                    "noindex",
-                    "nofollow",
                     "in_sitemap",
-                    "error_kind",
-                    "fetch_error",
                     "fetched_at",
                     "etag",
                     "last_modified",
@@ -276,9 +275,9 @@ class PageAdmin(ReadOnlyRecordAdmin):
             "Verdict",
             {
                 "fields": (
-                    "verdict",
-                    "verdict_reason",
-                    "soft404_probability",
+                    *(
+                        name for name in VERDICT_FIELDS if name != "probe"
+                    ),  # the probe: as its evidence, below
                     "strikes",
                     "failing_since",
                     "verdict_cached_at",

@@ -182,6 +182,25 @@ class Crawl(models.Model):
         return ((self.finished_at or timezone.now()) - self.started_at).total_seconds()
 
 
+# What fetching a page found (FETCH_FOUND_FIELDS) and what was judged of it (VERDICT_FIELDS): the Page fields a
+# page answering 304 takes over from its baseline (sites/services/frontier.py), an external target's kept check
+# carries to a later crawl (sites/services/external_cache.py), and the admin shows under "Fetch" and "Verdict".
+FETCH_FOUND_FIELDS = (
+    "status_code",
+    "final_url",
+    "redirects",
+    "content_type",
+    "size",
+    "content_hash",
+    "title",
+    "canonical_url",
+    "noindex",
+    "nofollow",
+    "error_kind",
+    "fetch_error",
+)
+VERDICT_FIELDS = ("verdict", "verdict_reason", "soft404_probability", "probe")
+
 # Broken: dead, failing, or a soft-404 (answers but does not exist). A page robots.txt forbade is not broken.
 BROKEN_VERDICTS = ("dead", "soft404", "failing")
 BROKEN = Q(verdict__in=BROKEN_VERDICTS)

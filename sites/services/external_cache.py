@@ -15,29 +15,11 @@ from datetime import datetime, timedelta
 
 from django.db import connection
 
-from sites.models import ExternalCheck, Verdict
+from sites.models import FETCH_FOUND_FIELDS, VERDICT_FIELDS, ExternalCheck, Verdict
 from sites.services.columns import ColumnValues
 
 # The page fields a check found, copied to the page of a crawl that reuses it.
-CACHED_FIELDS = (
-    "status_code",
-    "final_url",
-    "redirects",
-    "content_type",
-    "size",
-    "content_hash",
-    "response_ms",
-    "title",
-    "canonical_url",
-    "noindex",
-    "nofollow",
-    "error_kind",
-    "fetch_error",
-    "verdict",
-    "verdict_reason",
-    "soft404_probability",
-    "probe",
-)
+CACHED_FIELDS = (*FETCH_FOUND_FIELDS, "response_ms", *VERDICT_FIELDS)
 # Keys looked up per query: well under SQLite's limit on a statement's parameters.
 KEY_SLICE = 900
 

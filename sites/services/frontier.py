@@ -27,7 +27,17 @@ from sites.crawler.config import CrawlConfig
 from sites.crawler.fetching import PageOutcome, Validators
 from sites.crawler.parse import ExtractedLink, ParsedPage
 from sites.crawler.urls import CrawlScope
-from sites.models import Crawl, Link, Page, PageBody, PageExtract, counts_as_broken, page_key
+from sites.models import (
+    FETCH_FOUND_FIELDS,
+    VERDICT_FIELDS,
+    Crawl,
+    Link,
+    Page,
+    PageBody,
+    PageExtract,
+    counts_as_broken,
+    page_key,
+)
 from sites.services.columns import ColumnValues
 from sites.services.external_cache import external_cache_store
 from sites.services.soft404 import probes_save, url_health_clear, url_health_record
@@ -203,28 +213,7 @@ RETRY_FIELDS = ["state", "attempts", "claim_token", "claimed_at", "not_before", 
 
 
 # What a page answering 304 takes over from its baseline row: everything its fetch and verdict found.
-REUSED_FIELDS = (
-    "status_code",
-    "final_url",
-    "redirects",
-    "content_type",
-    "size",
-    "content_hash",
-    "title",
-    "canonical_url",
-    "noindex",
-    "nofollow",
-    "error_kind",
-    "fetch_error",
-    "etag",
-    "last_modified",
-    "verdict",
-    "verdict_reason",
-    "soft404_probability",
-    "probe",
-    "strikes",
-    "failing_since",
-)
+REUSED_FIELDS = (*FETCH_FOUND_FIELDS, "etag", "last_modified", *VERDICT_FIELDS, "strikes", "failing_since")
 
 
 @dataclass

@@ -85,6 +85,10 @@ class LeaseKeeper:
             while not self.stopped.wait(self.interval):
                 try:
                     frontier_renew(crawl_id=self.crawl_id, tokens=list(self.tokens))
+                    if (
+                        self.stopped.is_set()
+                    ):  # the step ended during the renewal: it writes its own heartbeat
+                        break
                     Crawl.objects.filter(pk=self.crawl_id).update(heartbeat_at=timezone.now())
                 except DatabaseError as exc:
                     # The database is away: the step itself will meet the error; try again next time.
