@@ -12,9 +12,11 @@ from django.conf import settings
 from django.db.models import Count, QuerySet
 from django.utils.module_loading import import_string
 
+from sites import models
 from sites.models import BROKEN_VERDICTS, NOT_CHECKED_KINDS, Crawl, Link, Page, Verdict
 
-VERDICT_FIELDS = ("verdict", "verdict_reason", "soft404_probability", "probe", "strikes", "failing_since")
+# A page's verdict as the reports give it: what was judged, and its strikes while it was failing.
+VERDICT_FIELDS = (*models.VERDICT_FIELDS, "strikes", "failing_since")
 PAGE_FIELDS = VERDICT_FIELDS + (
     "id",
     "url",
@@ -246,6 +248,9 @@ def crawl_summary(crawl: Crawl) -> dict:
         "not_modified": crawl.not_modified,
         "baseline": crawl.baseline_id,
         "verdicts": verdict_counts(crawl),
+        # Of those, targets the address guard refused: stored "dead" (nobody can reach them from here), never
+        # asked, so not known to be broken (the overview's "not checked").
+        "not_checked": Page.objects.filter(crawl=crawl, error_kind__in=NOT_CHECKED_KINDS).count(),
         "settings": {key: value for key, value in crawl.settings.items() if key != "allowed_networks"},
     }
 

@@ -19,6 +19,7 @@ from sites.services.issues import (
     crawl_issues_report,
     issue_pages,
 )
+from sites.services.reports import crawl_summary
 from tests.sites.factories import make_crawl, make_link, make_page, make_site
 
 pytestmark = pytest.mark.django_db
@@ -90,6 +91,8 @@ def test_a_target_the_address_guard_refused_is_not_checked_rather_than_broken(cr
     assert refused.url not in [row.url for row in crawl_broken_targets(crawl=crawl)]
     counts = {issue.kind: issue.count for issue in crawl_issues(crawl=crawl)}
     assert counts["not_checked"] == 1 and counts["broken_external"] == 1
+    summary = crawl_summary(crawl)  # the JSON report's tally of stored verdicts says which were never asked
+    assert summary["not_checked"] == 1 and summary["verdicts"]["dead"] >= 1
 
 
 def test_the_overview_counts_each_kind_most_severe_first(crawl):
