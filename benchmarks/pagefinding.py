@@ -534,9 +534,9 @@ def main() -> None:
         help="with --cases: do not use the site's search (its index or form): a site without one",
     )
     parser.add_argument(
-        "--no-term-index",
+        "--term-index",
         action="store_true",
-        help='with --cases: do not read the site\'s term index page (its "Index" link) as an index',
+        help='with --cases: read the site\'s term index page (its "Index" link) as an index (off by default)',
     )
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)

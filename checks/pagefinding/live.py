@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 MAX_SITEMAP_URLS = 50_000
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is cut to this
 RETRY_WAIT_WITHOUT_RETRY_AFTER = 5.0  # seconds, for a 429/503 that does not say how long
+# The search pages the start page names, tried in turn for the site's search index: its <link rel="search">
+# may be an OpenSearch description (Python's docs: `_static/opensearch.xml`), not the page, and its search
+# form's action the page.
+MAX_SEARCH_PAGES = 2
 
 
 class StartError(Exception):
@@ -364,9 +368,10 @@ class LiveSite(Environment):
 
     def _find_search_index(self, fetch_other, digest: list[str]) -> SiteIndex | None:
         """The site's own search index, found as its search page finds it: the search page the start page
-        names (<link rel="search">, else its search form's action) is read, and the `searchindex.js` it loads
-        (Sphinx's) is read. Two downloads; None (after what it tried) when the site has no such index."""
-        for search_page in self.search_pages[:1]:
+        names (<link rel="search">, then its search form's action, while the one read is not an HTML page that
+        loads an index) is read, and the `searchindex.js` it loads (Sphinx's) is read. Two downloads (three
+        when the first named is not the search page); None (after what it tried) when the site has none."""
+        for search_page in self.search_pages[:MAX_SEARCH_PAGES]:
             result = fetch_other(search_page, "search page")
             if result is None or not result.is_html:
                 continue
@@ -374,7 +379,7 @@ class LiveSite(Environment):
             if root is None:
                 continue
             read = read_page(root, url=result.final_url)
-            digest.append(text_digest(terms(read.text)))
+            digest[:] = [text_digest(terms(read.text))]  # the search page read last
             scripts = read.scripts
             index_url = next((src for src in scripts if src.rsplit("/", 1)[-1] == "searchindex.js"), None)
             if index_url is None or not self.on_site(index_url):
