@@ -401,7 +401,13 @@ def _same_page(a: str, b: str) -> bool:
 
 
 def run_cases(
-    path: str, budget: int, algorithms: list[str], seed: int, limit: int = 0, site_search: bool = True
+    path: str,
+    budget: int,
+    algorithms: list[str],
+    seed: int,
+    limit: int = 0,
+    site_search: bool = True,
+    term_index: bool = False,
 ) -> dict:
     """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
     per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
@@ -423,6 +429,7 @@ def run_cases(
                 LiveSettings(
                     fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
                     use_site_search=site_search,
+                    use_term_index=term_index,
                 ),
                 max_downloads=budget,
             )
@@ -526,6 +533,11 @@ def main() -> None:
         action="store_true",
         help="with --cases: do not use the site's search (its index or form): a site without one",
     )
+    parser.add_argument(
+        "--term-index",
+        action="store_true",
+        help='with --cases: read the site\'s term index page (its "Index" link) as an index (off by default)',
+    )
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
@@ -558,6 +570,7 @@ def main() -> None:
             int(args.seed),
             args.limit,
             site_search=not args.no_site_search,
+            term_index=args.term_index,
         )
         if args.verbose:
             for name, by_site in results.items():

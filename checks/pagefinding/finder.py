@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
+from .termindex import is_index_link, rank_entries
 from .text import terms, text_digest
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
@@ -69,6 +70,11 @@ MAX_SEARCH_INDEXES = 12
 # Even when one index has a page with the whole query, another section may have it too: a sibling is worth
 # at least what an index page holding the whole query in its text, none in its title, is worth (its score 1/3).
 SIBLING_FLOOR = 1 / 3
+# A site without a search index may have a term index (termindex.py: DocBook's bookindex, Sphinx's genindex),
+# linked from its start page as "Index": its TERM_CANDIDATES best pages for the query become candidates with
+# SEARCH_WEIGHT times their entries' score, as a search index's do; being partial, it rules no page out.
+TERM_CANDIDATES = 10
+TERM_WEIGHT = 0.5
 # The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
 # a page holding fewer of the query's words than it lacks is not the page asked for.
 FOUND_SHARE = 0.5
@@ -113,6 +119,7 @@ class BestFirst:
         self.indexes_named: set[str] = set()  # the URLs of those a page named, read or tried
         self.indexes_lack = 1.0  # the share of the query the best page of the best index read lacks
         self.index_scores: dict[Node, float] = {}  # its score for every page it knows (0: none of the query)
+        self.read_as_index: set[Node] = set()  # term index pages read as indexes: not candidates as pages
         # The query's words as typed, by term: the site's index stems words its own way.
         self.typed: dict[str, str] = {}
         for word in settings.query_text.split():
@@ -268,7 +275,7 @@ class BestFirst:
         relevance = self.topicality.get(node, 0.0)
         handed_down = relevance if relevance > 0 else INHERIT * self.inherited.get(node, 0.0)
         for link in page.links:
-            if self.env.downloaded(link.target):
+            if self.env.downloaded(link.target) or link.target in self.read_as_index:
                 continue
             self._count(frozenset(link.label) | frozenset(link.context) | frozenset(link.url_terms))
             tf: Counter[str] = Counter()
@@ -338,6 +345,8 @@ class BestFirst:
             self._read_named_index(env.start, start)
         if self.site_indexes:
             return
+        if env.settings.use_term_index:
+            self._read_term_index(start)
         url = env.search_url(self.settings.query_text) if env.settings.use_site_search else None
         if url and not env.downloaded(url):
             self.not_answers.add(url)
@@ -352,6 +361,25 @@ class BestFirst:
                 # are the search page's, not results.
                 results = None
             self.read(url, results, 0)
+
+    def _read_term_index(self, start: Page) -> None:
+        """Read the term index the start page links as "Index" (termindex.py), once: its best pages for the
+        query become candidates, ranked by the entries that name them (a prior; no page is ruled out)."""
+        env = self.env
+        url = next((link.target for link in start.links if is_index_link(link.text)), None)
+        if url is None or env.downloaded(url):
+            return
+        self.read_as_index.add(url)
+        self.frontier.pop(url, None)
+        index = env.term_index(url)
+        if index is None:
+            return
+        for target, score in rank_entries(index, self.settings.query_text, TERM_CANDIDATES):
+            if env.downloaded(target) or target in self.read_as_index:
+                continue
+            shown = Link(target=target, label=(), text="(site term index)")
+            candidate = self.frontier.setdefault(target, Candidate(target, env.start, shown, 1, 0.0))
+            candidate.prior = max(candidate.prior, TERM_WEIGHT * score)
 
     def _read_named_index(self, node: Node, page: Page | None, parent: Node | None = None) -> None:
         """Read the search index a page names for its own search box (mdBook's), once, on live sites."""

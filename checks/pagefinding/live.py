@@ -33,6 +33,7 @@ from .records import (
     sitemap_links_from_record,
 )
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
+from .termindex import parse_term_index, whole_index_link
 from .text import terms, text_digest, url_terms
 
 log = logging.getLogger(__name__)
@@ -40,6 +41,10 @@ log = logging.getLogger(__name__)
 MAX_SITEMAP_URLS = 50_000
 MAX_RETRY_WAIT = 30.0  # seconds; a longer Retry-After is cut to this
 RETRY_WAIT_WITHOUT_RETRY_AFTER = 5.0  # seconds, for a 429/503 that does not say how long
+# The search pages the start page names, tried in turn for the site's search index: its <link rel="search">
+# may be an OpenSearch description (Python's docs: `_static/opensearch.xml`), not the page, and its search
+# form's action the page.
+MAX_SEARCH_PAGES = 2
 
 
 class StartError(Exception):
@@ -52,6 +57,9 @@ class LiveSettings:
     fetch: FetchSettings = field(default_factory=FetchSettings)
     use_sitemap: bool = True
     use_site_search: bool = True
+    # The site's term index page ("Index") read as an index (termindex.py) when there is no search index: off,
+    # measured no gain (docs/benchmarks.md, issue 19's fourth round).
+    use_term_index: bool = False
 
 
 @dataclass
@@ -360,9 +368,10 @@ class LiveSite(Environment):
 
     def _find_search_index(self, fetch_other, digest: list[str]) -> SiteIndex | None:
         """The site's own search index, found as its search page finds it: the search page the start page
-        names (<link rel="search">, else its search form's action) is read, and the `searchindex.js` it loads
-        (Sphinx's) is read. Two downloads; None (after what it tried) when the site has no such index."""
-        for search_page in self.search_pages[:1]:
+        names (<link rel="search">, then its search form's action, while the one read is not an HTML page that
+        loads an index) is read, and the `searchindex.js` it loads (Sphinx's) is read. Two downloads (three
+        when the first named is not the search page); None (after what it tried) when the site has none."""
+        for search_page in self.search_pages[:MAX_SEARCH_PAGES]:
             result = fetch_other(search_page, "search page")
             if result is None or not result.is_html:
                 continue
@@ -370,7 +379,7 @@ class LiveSite(Environment):
             if root is None:
                 continue
             read = read_page(root, url=result.final_url)
-            digest.append(text_digest(terms(read.text)))
+            digest[:] = [text_digest(terms(read.text))]  # the search page read last
             scripts = read.scripts
             index_url = next((src for src in scripts if src.rsplit("/", 1)[-1] == "searchindex.js"), None)
             if index_url is None or not self.on_site(index_url):
@@ -413,6 +422,42 @@ class LiveSite(Environment):
         elif result.error:
             note = f"site search index: {result.error}"
         return {"requests": [[url, ok, note]], "index": index_record(index)}
+
+    def term_index(self, url: str) -> SiteIndex | None:
+        """The site's term index page (termindex.py) at `url`, read as an index: one download (two for a
+        Sphinx index split by letter, whose one-page form it links), recorded; None when robots.txt forbids
+        it, it fails, or it is not an index."""
+        if not self.on_site(url) or (self.robots is not None and not self.robots.allowed(url)):
+            return None
+        self._check_budget()
+        record = self._recorded("term index", url, lambda: self._term_index_request(url))
+        for fetched, ok, note in record["requests"]:
+            self.count_fetch(fetched, ok=ok, note=note)
+        return index_from_record(record["index"])
+
+    def _term_index_request(self, url: str) -> dict[str, Any]:
+        requests: list[list] = []
+        index = None
+        for _ in range(2):
+            result = self.polite.fetch(url)
+            ok = result.ok and result.status == 200 and self.on_site(result.final_url) and result.is_html
+            root = parse_document(result.body, result.charset)[0] if ok else None
+            if root is None:
+                requests.append([url, False, f"term index: {result.error or 'not an HTML page'}"])
+                break
+            try:
+                index = parse_term_index(root, url=result.final_url)
+                requests.append([url, True, "term index"])
+                break
+            except NotAnIndex as exc:
+                requests.append([url, True, f"term index refused: {exc}"])
+                whole = whole_index_link(root, result.final_url)
+                if whole is None or whole == url or not self.on_site(whole):
+                    break
+                if self.robots is not None and not self.robots.allowed(whole):
+                    break
+                url = whole
+        return {"requests": requests, "index": index_record(index)}
 
     def search_url(self, query_text: str) -> str | None:
         """The start page's own search form filled with the query (a GET form with a text field)."""

@@ -36,7 +36,7 @@ def requested(server) -> list[str]:
     return [request.path for request, _ in server.log]
 
 
-def serve_docs(server, *, with_index: bool = True, pages: int = 30) -> str:
+def serve_docs(server, *, with_index: bool = True, pages: int = 30, opensearch: bool = False) -> str:
     """A documentation site: a home page linking chapters whose link texts say nothing of their pages' words;
     page 17 is about "lighthouse keeper lantern" (its most frequent words). With `with_index`, a Sphinx search
     page that loads searchindex.js listing every page's words."""
@@ -45,6 +45,12 @@ def serve_docs(server, *, with_index: bool = True, pages: int = 30) -> str:
     words[5] = "lighthouse history " + FILLER  # holds one query word: a runner-up, not the answer
     links = "".join(f"<li><a href='/chapter{n}.html'>Chapter {n}</a></li>" for n in range(pages))
     head = "<link rel='search' title='Search' href='/search.html'>" if with_index else ""
+    if opensearch:  # as Python's docs: the link names an OpenSearch description, the form the search page
+        head = "<link rel='search' type='application/opensearchdescription+xml' href='/opensearch.xml'>"
+        links += "<form action='/search.html' method='get'><input type='text' name='q'></form>"
+        server.expect_request("/opensearch.xml").respond_with_data(
+            "<OpenSearchDescription/>", content_type="application/opensearchdescription+xml"
+        )
     server.expect_request("/").respond_with_data(
         f"<html><head><title>Docs</title>{head}</head><body><ul>{links}</ul></body></html>", content_type=HTML
     )
@@ -94,6 +100,16 @@ def test_the_sites_own_search_index_leads_straight_to_a_page_no_link_text_names(
     assert httpserver.url_for("/chapter5.html") in runner_ups
     scores = [score for _, score in result.candidates]
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[1]
+
+
+def test_a_search_link_to_an_opensearch_description_leads_on_to_the_search_forms_page(httpserver):
+    start = serve_docs(httpserver, opensearch=True)
+    env, result = find(start, "lighthouse keeper lantern")
+    assert result.found == httpserver.url_for("/chapter17.html")
+    fetched = requested(httpserver)
+    assert fetched.index("/opensearch.xml") < fetched.index("/search.html") < fetched.index("/searchindex.js")
+    assert [path for path in fetched if path.startswith("/chapter")][0] == "/chapter17.html"
+    assert result.downloads == len(fetched)
 
 
 def test_without_a_search_index_the_finder_still_reads_the_site_and_ranks_by_bm25(httpserver):
