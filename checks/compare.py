@@ -176,9 +176,8 @@ def _decay_raisers(crawl: Crawl, targets: list[BrokenTarget]) -> list[DecayRaise
 def crawl_compare_default(*, new: Crawl) -> Crawl | None:
     """The crawl `new` is compared with by default: the site's finished crawl just before it."""
     return (
-        Crawl.objects.filter(site_id=new.site_id, status=Crawl.Status.FINISHED)
+        Crawl.objects.filter(site_id=new.site_id, created_at__lte=new.created_at)
         .exclude(pk=new.pk)
-        .filter(created_at__lte=new.created_at)
-        .order_by("-created_at", "-pk")
+        .finished()
         .first()
     )

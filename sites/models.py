@@ -96,6 +96,12 @@ class RunStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class CrawlQuerySet(models.QuerySet):
+    def finished(self) -> CrawlQuerySet:
+        """The finished crawls, newest first (in the order they were asked for)."""
+        return self.filter(status=RunStatus.FINISHED).order_by("-created_at", "-pk")
+
+
 class Crawl(models.Model):
     Status = RunStatus
     ACTIVE = (Status.QUEUED, Status.RUNNING)
@@ -142,6 +148,8 @@ class Crawl(models.Model):
     # Where the crawl is with the site's sitemaps (sites.services.sitemaps): not read yet, read (their URLs are in
     # SitemapUrl), their orphans admitted to the frontier (once the links found no more pages), or being read.
     sitemap_phase = models.PositiveSmallIntegerField(default=0)
+
+    objects = CrawlQuerySet.as_manager()
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -29,4 +29,4 @@ def webhook_deliveries(*, site: Site, user, limit: int) -> list[WebhookDelivery]
 
 def finished_crawls(*, site: Site) -> QuerySet[Crawl]:
     """The site's finished crawls, newest first."""
-    return Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk")
+    return Crawl.objects.filter(site=site).finished()

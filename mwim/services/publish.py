@@ -125,9 +125,8 @@ def mwim_export(*, site: Site, folder: Path, base_url: str | None = None) -> dic
     """Write the site's sitemap (or index and parts, each also gzipped), its CE files under ce/, and the
     IndexNow key file, from its latest finished crawl, into `folder`, to be published at `base_url` (default:
     the site's root); remove what an earlier export wrote that this one did not. Return a summary."""
-    crawl = (
-        Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-finished_at", "-pk").first()
-    )
+    # The one that finished last: its extracts are the newest.
+    crawl = Crawl.objects.filter(site=site).finished().order_by("-finished_at", "-pk").first()
     if crawl is None:
         raise LookupError(f"site #{site.pk} has no finished crawl to export")
     parts = urlsplit(site.url)

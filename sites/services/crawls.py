@@ -158,9 +158,7 @@ def crawl_start(
 def crawl_baseline_for(*, site: Site, start_url: str) -> Crawl | None:
     """The crawl a new crawl of `site` from `start_url` asks conditionally against: the site's newest finished
     one, if it crawled the same host (a 304's links are copied with their internal flag: frontier._copy_links)."""
-    newest = (
-        Crawl.objects.filter(site=site, status=Crawl.Status.FINISHED).order_by("-created_at", "-pk").first()
-    )
+    newest = Crawl.objects.filter(site=site).finished().first()
     if newest is None or site_key(newest.settings.get("start_url", "")) != site_key(start_url):
         return None
     return newest

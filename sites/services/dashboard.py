@@ -199,12 +199,7 @@ class VerdictSummary:
 
 def site_verdict_summary(*, site: Site) -> VerdictSummary | None:
     """Verdict counts of the site's latest finished crawl, or None when no crawl of it has finished."""
-    crawl = (
-        site.crawls.filter(status=Crawl.Status.FINISHED)
-        .only("id", "site_id", "finished_at", "created_at", "pages_done")
-        .order_by("-created_at", "-id")
-        .first()
-    )
+    crawl = site.crawls.finished().only("id", "site_id", "finished_at", "created_at", "pages_done").first()
     if crawl is None:
         return None
     counts = Page.objects.filter(crawl=crawl).aggregate(

@@ -223,7 +223,9 @@ def test_a_crawl_survives_a_redis_restart_and_its_worker_lives_on(
     assert deployment.workers[0].poll() is None and "Unrecoverable error" not in log, (
         "the worker exited:\n" + log
     )
-    assert "Connection to broker lost" in log
+    # The worker met the restart: its consumer lost the connection, or (when the restart came as it acked a
+    # message, seen once in CI) that ack failed and kombu connected again without the consumer noticing.
+    assert "Connection to broker lost" in log or "reason:network:ConnectionError" in log, log[-3000:]
 
 
 def test_a_crawl_survives_a_postgresql_restart_and_audit_waits_for_it(
