@@ -45,6 +45,9 @@ RETRY_WAIT_WITHOUT_RETRY_AFTER = 5.0  # seconds, for a 429/503 that does not say
 # may be an OpenSearch description (Python's docs: `_static/opensearch.xml`), not the page, and its search
 # form's action the page.
 MAX_SEARCH_PAGES = 2
+# Terms kept of all the links one page has to another (their texts, their contexts), each: an index page can link
+# one target thousands of times.
+MAX_LINK_TERMS = 200
 
 
 class StartError(Exception):
@@ -276,13 +279,23 @@ class LiveSite(Environment):
             record["search_pages"] = [url for url in dict.fromkeys(named) if self.on_site(url)]
         links: dict[str, Link] = {}
         for link in read.links:
-            if not self.on_site(link.url) or link.url == url or link.url in links:
+            if not self.on_site(link.url) or link.url == url:
                 continue
-            if self.robots is not None and not self.robots.allowed(link.url):
+            known = links.get(link.url)
+            if known is None and self.robots is not None and not self.robots.allowed(link.url):
                 continue  # never a candidate: reading it would be a download we may not make
             label, context, words = link_terms(link)
+            if known is not None:
+                # Several links to one page (an index lists it under several entries, a contents page names it
+                # and its sections): one document about it, as the finder scores them (docs/pagefinding.md).
+                label = (known.label + label)[:MAX_LINK_TERMS]
+                context = (known.context + context)[:MAX_LINK_TERMS]
             links[link.url] = Link(
-                target=link.url, label=label, text=link.text, context=context, url_terms=words
+                target=link.url,
+                label=label,
+                text=known.text if known is not None else link.text,
+                context=context,
+                url_terms=words,
             )
         title_terms = terms(read.title)
         page = Page(

@@ -10,7 +10,7 @@ from werkzeug import Response
 
 from checks.pagefinding.algorithms import search
 from checks.pagefinding.live import LiveSettings, LiveSite, StartError
-from checks.pagefinding.text import query_terms
+from checks.pagefinding.text import query_terms, terms
 from sites.http import FetchSettings
 
 from .sites import HTML, serve_town_hall
@@ -156,3 +156,41 @@ def test_a_page_answering_429_is_asked_again_after_retry_after_and_both_fetches_
     _, result = find(httpserver.url_for("/"), "tax form")
     assert result.found == httpserver.url_for("/tax.html")
     assert result.downloads == len(requested(httpserver)) == 5
+
+
+def _serve_index_page(httpserver, body: str) -> str:
+    httpserver.expect_request("/robots.txt").respond_with_data("", status=404)
+    httpserver.expect_request("/sitemap.xml").respond_with_data("", status=404)
+    httpserver.expect_request("/").respond_with_data(f"<title>Index</title>{body}", content_type=HTML)
+    return httpserver.url_for("/")
+
+
+def test_several_links_a_page_has_to_one_target_are_one_document_about_it(httpserver):
+    # An index lists a page under several entries: together they name it; the first one alone does not.
+    start = _serve_index_page(
+        httpserver,
+        "<ul><li><a href='/varieties.html'>apple varieties</a></li><li><a href='/orchard.html'>apple</a></li>"
+        "<li><a href='/orchard.html'>orchard care</a></li></ul>",
+    )
+    env = LiveSite(start, SETTINGS, max_downloads=10)
+    try:
+        page = env.open()
+    finally:
+        env.close()
+    links = {link.target: link for link in page.links}
+    assert set(links[httpserver.url_for("/orchard.html")].label) == set(terms("apple orchard care"))
+    assert links[httpserver.url_for("/orchard.html")].text == "apple"  # shown as the first link's text
+    assert set(links[httpserver.url_for("/varieties.html")].label) == set(terms("apple varieties"))
+
+
+def test_a_target_linked_thousands_of_times_keeps_a_bounded_document(httpserver):
+    from checks.pagefinding.live import MAX_LINK_TERMS
+
+    entries = "".join(f"<p>entry {i} <a href='/one.html'>term{i} word{i}</a></p>" for i in range(3000))
+    env = LiveSite(_serve_index_page(httpserver, entries), SETTINGS, max_downloads=10)
+    try:
+        page = env.open()
+    finally:
+        env.close()
+    [link] = page.links
+    assert len(link.label) == MAX_LINK_TERMS and len(link.context) <= MAX_LINK_TERMS
