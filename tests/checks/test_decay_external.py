@@ -23,15 +23,20 @@ def html(*links: str) -> str:
     return f"<html><head><title>A page</title></head><body><h1>A page of text</h1>{anchors}</body></html>"
 
 
-@pytest.fixture
-def other_site():
-    server = HTTPServer(host="127.0.0.1", port=0)
+def _another_site(*, threaded: bool = False):
+    """A local site on a port of its own that answers 404 for anything it was not told to serve."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=threaded)
     server.no_handler_status_code = 404
     server.start()
     yield server
     server.clear()
     if server.is_running():
         server.stop()
+
+
+@pytest.fixture
+def other_site():
+    yield from _another_site()
 
 
 @pytest.fixture
@@ -169,13 +174,7 @@ def test_the_job_reads_the_other_site_by_default_and_reports_it(two_sites):
 @pytest.fixture
 def slow_server():
     """Another site whose pages answer slowly, several at once (a thread a request)."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
-    server.no_handler_status_code = 404
-    server.start()
-    yield server
-    server.clear()
-    if server.is_running():
-        server.stop()
+    yield from _another_site(threaded=True)
 
 
 @pytest.mark.parametrize("same_process", [True, False], ids=["next-step-here", "next-step-elsewhere"])

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 from pytest_httpserver import HTTPServer
+
+from checks.pagefinding.algorithms import search
+from checks.pagefinding.live import LiveSettings, LiveSite
+from checks.pagefinding.text import query_terms
+from sites.http import FetchSettings
 
 HTML = "text/html; charset=utf-8"
 
@@ -35,3 +42,31 @@ def serve_town_hall(server: HTTPServer, *, robots: str = "User-agent: *\nDisallo
     server.expect_request("/robots.txt").respond_with_data(robots, content_type="text/plain")
     server.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
     return server.url_for("/")
+
+
+def live_search(
+    start: str,
+    query: str,
+    *,
+    algorithm: str = "BESTFIRST",
+    budget: int | None = 60,
+    settings: LiveSettings | None = None,
+    eager_stop: bool = True,
+):
+    """(the site, the search's result) of `query` on a live local site from `start`; the settings allow loopback
+    and ask without delay unless `settings` says otherwise."""
+    settings = settings or LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
+    env = LiveSite(start, settings, max_downloads=budget)
+    env.open()
+    try:
+        result = search(
+            env, query_terms(query), algorithm, rng=random.Random(0), query_text=query, eager_stop=eager_stop
+        )
+        return env, result
+    finally:
+        env.close()
+
+
+def requested(server) -> list[str]:
+    """The paths the server was asked for, in order."""
+    return [request.path for request, _ in server.log]

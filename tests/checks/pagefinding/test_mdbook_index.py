@@ -28,24 +28,13 @@ from .books import (
     robots_and_no_sitemap,
     serve_book,
 )
-from .sites import HTML
+from .sites import HTML, live_search, requested
 
 SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 
 
 def find(start: str, query: str, budget: int | None = 60):
-    env = LiveSite(start, SETTINGS, max_downloads=budget)
-    env.open()
-    try:
-        return search(
-            env, query_terms(query), "BESTFIRST", rng=random.Random(0), query_text=query, eager_stop=True
-        )
-    finally:
-        env.close()
-
-
-def requested(server) -> list[str]:
-    return [request.path for request, _ in server.log]
+    return live_search(start, query, budget=budget, settings=SETTINGS)[1]
 
 
 def test_a_books_index_leads_straight_to_a_page_no_link_text_names(httpserver):

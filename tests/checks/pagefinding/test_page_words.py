@@ -4,36 +4,21 @@ read, an honest "not found", candidates with scores, and the paper's algorithms 
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
-from checks.pagefinding.algorithms import search
-from checks.pagefinding.live import LiveSettings, LiveSite
+from checks.pagefinding.live import LiveSettings
 from checks.pagefinding.siteindex import NotAnIndex, parse_sphinx_index, stem
-from checks.pagefinding.text import query_terms
 from sites.http import FetchSettings
 
-from .sites import HTML, page
+from .sites import HTML, live_search, page, requested
 
 SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 FILLER = "chapter section guide overview notes reference "
 
 
 def find(start: str, query: str, algorithm: str = "BESTFIRST", budget: int | None = 60):
-    env = LiveSite(start, SETTINGS, max_downloads=budget)
-    env.open()
-    try:
-        result = search(
-            env, query_terms(query), algorithm, rng=random.Random(0), query_text=query, eager_stop=True
-        )
-        return env, result
-    finally:
-        env.close()
-
-
-def requested(server) -> list[str]:
-    return [request.path for request, _ in server.log]
+    return live_search(start, query, algorithm=algorithm, budget=budget, settings=SETTINGS)
 
 
 def serve_docs(server, *, with_index: bool = True, pages: int = 30, opensearch: bool = False) -> str:

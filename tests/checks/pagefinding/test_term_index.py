@@ -4,21 +4,17 @@ query's words; malformed, huge or hostile index pages are bounded and refused cl
 
 from __future__ import annotations
 
-import random
-
 import lxml.html
 import pytest
 
 from checks.pagefinding import termindex
-from checks.pagefinding.algorithms import search
-from checks.pagefinding.live import LiveSettings, LiveSite
+from checks.pagefinding.live import LiveSettings
 from checks.pagefinding.siteindex import NotAnIndex
 from checks.pagefinding.termindex import parse_term_index, rank_entries
-from checks.pagefinding.text import query_terms
 from sites.http import FetchSettings
 
 from .books import robots_and_no_sitemap
-from .sites import HTML
+from .sites import HTML, live_search, requested
 
 SETTINGS = LiveSettings(
     fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0), use_term_index=True
@@ -148,18 +144,7 @@ def serve_docbook_site(server, index_body: str = BOOKINDEX) -> None:
 
 
 def find(start: str, query: str, budget: int = 40, settings: LiveSettings = SETTINGS):
-    env = LiveSite(start, settings, max_downloads=budget)
-    env.open()
-    try:
-        return search(
-            env, query_terms(query), "BESTFIRST", rng=random.Random(0), query_text=query, eager_stop=True
-        )
-    finally:
-        env.close()
-
-
-def requested(server) -> list[str]:
-    return [request.path for request, _ in server.log]
+    return live_search(start, query, budget=budget, settings=settings)[1]
 
 
 def test_a_site_without_a_search_box_is_searched_through_its_index_page(httpserver):
