@@ -135,7 +135,11 @@ def read_page(root, *, url: str) -> ReadPage:
                     page.scripts.append(found)
             elif tag == "script" and element.text and len(element.text) <= MAX_INLINE_SCRIPT:
                 inline.append(element.text)
-            elif tag == "script" and element.get("id") == "__config" and len(element.text or "") <= MAX_CONFIG_SCRIPT:
+            elif (
+                tag == "script"
+                and element.get("id") == "__config"
+                and len(element.text or "") <= MAX_CONFIG_SCRIPT
+            ):
                 inline.append(element.text or "")
             if tag in _SKIP and tag != "head":
                 skip += 1
