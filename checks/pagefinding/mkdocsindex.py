@@ -1,8 +1,9 @@
 """MkDocs' own search index, read as its search box's script reads it. A site built with MkDocs (its own
 themes, the readthedocs theme, Material for MkDocs) has its search plugin write `search/search_index.json` at
 the site's root: every page, and every section of a page ("page/#anchor"), with its title and its text
-(Material keeps the text's HTML). Its pages name it: MkDocs' themes load `search/main.js` beside it, Material
-names the site's root (`"base"`) in its `__config` script. One download gives, for every page of the site, the
+(Material's own plugin, since its version 9, keeps a few tags and escapes the text: `<p>a &lt;b&gt;</p>`).
+Its pages name it: MkDocs' themes load `search/main.js` beside it, Material names the site's root (`"base"`)
+in its `__config` script. One download gives, for every page of the site, the
 words of its text and of its titles: what a person typing the query into the site's search box would be shown.
 The words are stemmed here as Sphinx's and mdBook's indexes stem theirs (Porter), so that the ranking of
 siteindex.py reads all three alike; sections are read as the page that holds them (the URL without the
@@ -10,6 +11,7 @@ fragment, which is what the site's pages link)."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -21,7 +23,10 @@ INDEX_NAME = "search/search_index.json"  # the plugin's path, under the site's r
 # one can make the reader stem.
 MAX_WORDS = 3_000_000
 MAX_WORD_LENGTH = 60
-_TAG = re.compile(r"<[^<>]{0,1000}>")
+# The only markup Material's search plugin keeps in an index, bare (material/plugins/search: `Parser.keep`); it
+# escapes the text around it. MkDocs' own plugin writes plain text, where a "<font color=…>" is code the page
+# shows: its words are the page's, kept.
+_MATERIAL_MARKUP = re.compile(r"</?(?:p|code|pre|li|ol|ul|sub|sup)>")
 
 
 def parse_mkdocs_index(body: bytes, *, index_url: str) -> SiteIndex:
@@ -50,7 +55,7 @@ def parse_mkdocs_index(body: bytes, *, index_url: str) -> SiteIndex:
             continue  # the plugin names pages relative to the root: another site's page is none of this one's
         url = urljoin(root, location)
         page = pages.setdefault(url, len(pages))
-        title = doc.get("title") if isinstance(doc.get("title"), str) else ""
+        title = html.unescape(doc["title"]) if isinstance(doc.get("title"), str) else ""
         if page == len(titles):
             titles.append("")
         if not fragment or not titles[page]:
@@ -58,7 +63,7 @@ def parse_mkdocs_index(body: bytes, *, index_url: str) -> SiteIndex:
         _add_words(title, page, title_terms, budget)
         text = doc.get("text")
         if isinstance(text, str):
-            _add_words(_TAG.sub(" ", text), page, terms, budget)
+            _add_words(html.unescape(_MATERIAL_MARKUP.sub(" ", text)), page, terms, budget)
     return SiteIndex(
         urls=list(pages),
         titles=titles,
