@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import json
 
-import lxml.html
 import pytest
 
 from checks.pagefinding import mkdocsindex
-from checks.pagefinding.htmlpage import read_page
 from checks.pagefinding.live import LiveSettings
 from checks.pagefinding.mkdocsindex import parse_mkdocs_index
 from checks.pagefinding.siteindex import NotAnIndex
 from sites.http import FetchSettings
 
 from .books import FILLER, LIGHTHOUSE, robots_and_no_sitemap
-from .sites import HTML, live_search, requested
+from .sites import HTML, live_search, read_html, requested
 
 SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 INDEX = "http://127.0.0.1:9/docs/search/search_index.json"
@@ -210,7 +208,7 @@ def test_an_index_that_is_no_index_is_noted_as_refused_and_the_search_goes_on(ht
 
 
 def parsed(html: str, url: str = "http://127.0.0.1:9/docs/guide/start/"):
-    return read_page(lxml.html.fromstring(html).getroottree().getroot(), url=url)
+    return read_html(html, url)
 
 
 def test_a_page_names_the_index_its_search_box_loads():
