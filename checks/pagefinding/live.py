@@ -413,7 +413,8 @@ class LiveSite(Environment):
 
     def named_search_index(self, url: str) -> SiteIndex | None:
         """The search index a page names for its own search box (mdBook's, `mdbookindex.py`; MkDocs',
-        `mkdocsindex.py`): one download, recorded; None when robots.txt forbids it, it fails, or it is not an index this reader knows."""
+        `mkdocsindex.py`, told by its name): one download, recorded; None when robots.txt forbids it, it fails,
+        or it is not an index these readers know."""
         if not self.on_site(url) or (self.robots is not None and not self.robots.allowed(url)):
             return None
         self._check_budget()  # before the request: a search with no download left makes none

@@ -3,11 +3,11 @@ themes, the readthedocs theme, Material for MkDocs) has its search plugin write 
 the site's root: every page, and every section of a page ("page/#anchor"), with its title and its text
 (Material's own plugin, since its version 9, keeps a few tags and escapes the text: `<p>a &lt;b&gt;</p>`).
 Its pages name it: MkDocs' themes load `search/main.js` beside it, Material names the site's root (`"base"`)
-in its `__config` script. One download gives, for every page of the site, the
-words of its text and of its titles: what a person typing the query into the site's search box would be shown.
-The words are stemmed here as Sphinx's and mdBook's indexes stem theirs (Porter), so that the ranking of
-siteindex.py reads all three alike; sections are read as the page that holds them (the URL without the
-fragment, which is what the site's pages link)."""
+in its `__config` script. One download gives, for every page of the site, the words of its text and of its
+titles: what a person typing the query into the site's search box would be shown. The words are stemmed here
+as Sphinx's and mdBook's indexes stem theirs (Porter), so that the ranking of siteindex.py reads all three
+alike; sections are read as the page that holds them (the URL without the fragment, which is what the site's
+pages link)."""
 
 from __future__ import annotations
 
