@@ -339,10 +339,12 @@ class BestFirst:
                     {t: FIELD_WEIGHTS["url"] * n for t, n in tf.items()},
                 )
         if env.settings.use_site_search:
-            index = env.search_index()
+            # The index the start page's search box loads (mdBook's, MkDocs') first: a site that names one has
+            # no search page to read for another (Material's search form names the page itself).
+            self._read_named_index(env.start, start)
+            index = env.search_index() if not self.site_indexes else None
             if index is not None:
                 self._use_index(index, env.start)
-            self._read_named_index(env.start, start)
         if self.site_indexes:
             return
         if env.settings.use_term_index:

@@ -10,6 +10,7 @@ import lxml.etree
 
 from sites.crawler.urls import normalize_url
 
+from .mkdocsindex import INDEX_NAME as MKDOCS_INDEX
 from .text import terms, url_terms
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
@@ -41,6 +42,14 @@ MAX_CONTEXT_CHARS = 300
 _MDBOOK_INDEX = re.compile(r"""path_to_searchindex_js\s*=\s*["']([^"'\s]{1,300})["']""")
 _MDBOOK_ROOT = re.compile(r"""path_to_root\s*=\s*["']([^"'\s]{0,300})["']""")
 MAX_INLINE_SCRIPT = 2_000  # longer inline scripts are code, not the few lines that name the index
+# MkDocs' own themes load the search plugin's `search/main.js`, beside the index; Material for MkDocs names the
+# site's root in its `__config` script (JSON: `"base": "..", … "search": "…/workers/search.HASH.min.js"`; its
+# versions 5 to 7 in a script calling `initialize({base: "..", … search: …})`), and its search worker loads
+# the index from there. The config holds the theme's translations: it may be longer than a few lines.
+_MKDOCS_SEARCH_SCRIPT = "/search/main.js"
+_MATERIAL_BASE = re.compile(r"""["']?\bbase["']?\s*:\s*["']([^"'\s]{0,300})["']""")
+_MATERIAL_WORKER = re.compile(r"""["'][^"'\s]{0,300}/workers?/search[^"'\s/]{0,100}\.js["']""")
+MAX_CONFIG_SCRIPT = 20_000
 # Links to these are not pages: downloading them would spend the budget on nothing a reader wants.
 NOT_PAGES = (
     ".txt",
@@ -88,7 +97,7 @@ class ReadPage:
     search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
     search_pages: list[str] = field(default_factory=list)  # <link rel="search" href>: the site's search page
     scripts: list[str] = field(default_factory=list)  # <script src>, resolved: where a search page's index is
-    search_index: str = ""  # the search index this page's own search box loads (mdBook), resolved
+    search_index: str = ""  # the search index this page's own search box loads (mdBook, MkDocs), resolved
 
 
 def is_page_url(url: str) -> bool:
@@ -126,6 +135,12 @@ def read_page(root, *, url: str) -> ReadPage:
                     page.scripts.append(found)
             elif tag == "script" and element.text and len(element.text) <= MAX_INLINE_SCRIPT:
                 inline.append(element.text)
+            elif (
+                tag == "script"
+                and element.get("id") == "__config"
+                and len(element.text or "") <= MAX_CONFIG_SCRIPT
+            ):
+                inline.append(element.text or "")
             if tag in _SKIP and tag != "head":
                 skip += 1
             elif tag == "title" and element.text:
@@ -165,7 +180,9 @@ def read_page(root, *, url: str) -> ReadPage:
     page.title = " ".join(" ".join(title).split())
     page.text = " ".join(body)
     page.own_text = " ".join(own)
-    page.search_index = _mdbook_search_index(inline, page.scripts, url)
+    page.search_index = _mdbook_search_index(inline, page.scripts, url) or _mkdocs_search_index(
+        inline, page.scripts, url
+    )
     return page
 
 
@@ -179,6 +196,18 @@ def _mdbook_search_index(inline: list[str], scripts: list[str], url: str) -> str
     searcher = any(src.rsplit("/", 1)[-1].startswith("searcher") for src in scripts)
     if root and searcher:
         return normalize_url(root.group(1) + "searchindex.json", url) or ""
+    return ""
+
+
+def _mkdocs_search_index(inline: list[str], scripts: list[str], url: str) -> str:
+    """The URL of the MkDocs search index a page's search box loads, or "" when the page names none."""
+    main = next((src for src in scripts if src.split("?", 1)[0].endswith(_MKDOCS_SEARCH_SCRIPT)), None)
+    if main is not None:
+        return normalize_url("search_index.json", main) or ""
+    for text in inline:
+        base = _MATERIAL_BASE.search(text)
+        if base and _MATERIAL_WORKER.search(text):
+            return normalize_url((base.group(1).rstrip("/") or ".") + "/" + MKDOCS_INDEX, url) or ""
     return ""
 
 

@@ -24,6 +24,7 @@ from sites.http.urls import origin
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
 from .mdbookindex import parse_mdbook_index
+from .mkdocsindex import is_mkdocs_index, parse_mkdocs_index
 from .records import (
     SearchPaused,
     index_from_record,
@@ -411,8 +412,9 @@ class LiveSite(Environment):
         return None
 
     def named_search_index(self, url: str) -> SiteIndex | None:
-        """The search index a page names for its own search box (mdBook's, `mdbookindex.py`): one download,
-        recorded; None when robots.txt forbids it, it fails, or it is not an index this reader knows."""
+        """The search index a page names for its own search box (mdBook's, `mdbookindex.py`; MkDocs',
+        `mkdocsindex.py`, told by its name): one download, recorded; None when robots.txt forbids it, it fails,
+        or it is not an index these readers know."""
         if not self.on_site(url) or (self.robots is not None and not self.robots.allowed(url)):
             return None
         self._check_budget()  # before the request: a search with no download left makes none
@@ -428,7 +430,8 @@ class LiveSite(Environment):
         note = "site search index"
         if ok:
             try:
-                index = parse_mdbook_index(result.body, index_url=result.final_url)
+                read = parse_mkdocs_index if is_mkdocs_index(url) else parse_mdbook_index
+                index = read(result.body, index_url=result.final_url)
                 index.urls = [normalize_url(page) or page for page in index.urls]
             except NotAnIndex as exc:
                 note = f"site search index refused: {exc}"

@@ -17,7 +17,7 @@ import Stemmer
 
 MAX_DOCUMENTS = 100_000
 _SET_INDEX = re.compile(rb"^\s*Search\.setIndex\((.*)\)\s*;?\s*$", re.DOTALL)
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+WORD = re.compile(r"[^\W_]+", re.UNICODE)
 # Sphinx's English search stems with the Porter stemmer (sphinx/search/en.py), not Snowball's English.
 _porter = Stemmer.Stemmer("porter")
 TITLE_WEIGHT = (
@@ -51,7 +51,7 @@ class SiteIndex:
     def best_share(self, query_text: str) -> float:
         """The largest rarity-weighted share of the query's words that one page of the index holds, in its
         text or title (0 … 1): below 1, no page this index covers holds the whole query."""
-        words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query_text)))
+        words = list(dict.fromkeys(word.lower() for word in WORD.findall(query_text)))
         held: dict[int, float] = {}
         total = 0.0
         for word in words:
@@ -67,7 +67,7 @@ class SiteIndex:
         """The pages holding any query word, best first, scored by the rarity (idf) of the query words they
         hold, a word in the title counting TITLE_WEIGHT times more; scores divided by the best possible, so
         1 is a page whose title and text hold every query word."""
-        words = list(dict.fromkeys(word.lower() for word in _WORD.findall(query_text)))
+        words = list(dict.fromkeys(word.lower() for word in WORD.findall(query_text)))
         scores: dict[int, float] = {}
         best_possible = 0.0
         for word in words:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 
+import lxml.html
 from pytest_httpserver import HTTPServer
 
 from checks.pagefinding.algorithms import search
+from checks.pagefinding.htmlpage import ReadPage, read_page
 from checks.pagefinding.live import LiveSettings, LiveSite
 from checks.pagefinding.text import query_terms
 from sites.http import FetchSettings
@@ -70,3 +72,8 @@ def live_search(
 def requested(server) -> list[str]:
     """The paths the server was asked for, in order."""
     return [request.path for request, _ in server.log]
+
+
+def read_html(html: str, url: str) -> ReadPage:
+    """A page's HTML as the finder reads it (htmlpage.read_page), fetched from `url`."""
+    return read_page(lxml.html.fromstring(html).getroottree().getroot(), url=url)

@@ -7,12 +7,10 @@ from __future__ import annotations
 import json
 import random
 
-import lxml.html
 import pytest
 
 from checks.pagefinding import mdbookindex
 from checks.pagefinding.algorithms import search
-from checks.pagefinding.htmlpage import read_page
 from checks.pagefinding.live import LiveSettings, LiveSite
 from checks.pagefinding.mdbookindex import parse_mdbook_index
 from checks.pagefinding.siteindex import NotAnIndex
@@ -28,7 +26,7 @@ from .books import (
     robots_and_no_sitemap,
     serve_book,
 )
-from .sites import HTML, live_search, requested
+from .sites import HTML, live_search, read_html, requested
 
 SETTINGS = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0))
 
@@ -160,7 +158,7 @@ def test_a_huge_index_is_a_refused_download_and_the_search_goes_on(httpserver):
 
 
 def parsed(html: str, url: str = "http://127.0.0.1:9/book/ch1.html"):
-    return read_page(lxml.html.fromstring(html).getroottree().getroot(), url=url)
+    return read_html(html, url)
 
 
 def test_a_page_names_the_index_its_search_box_loads():
