@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~3 min)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of six sites only (~3 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -9,16 +9,18 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - the filter over stored extracts, decode included, on one core: seconds per 1,000 pages for one template and
   for five (the paper's Java: 19.7 s per 1,000 pages, parse included);
 - page-type discovery of 10,000 pages (the site's pages copied with one key dropped at random, so that no
-  two are the same);
+  two are the same), and the transductive scores' graph and diffusion over 1,000, 2,000 and 5,000 such pages;
 - PR and RR (Formulas 2 and 3) with the target set known from the pages themselves: the reference pages
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
   paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
-- (`--parts types`) every labelled page type of the python, django and postgres docs (SITE_TYPES, by URL), 7
-  templates each: every relation with every label-free threshold rule or a fixed threshold, the ceiling (best
+- (`--parts types`) every labelled page type of the python, django and postgres docs and of three sites off
+  the test bed that the benchmark serves itself (celery, sphinx, libxslt; SITE_TYPES, by URL), 7 templates
+  each: every relation with every label-free threshold rule or a fixed threshold, the default's similarity
+  made transductive over the crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
-  leave-one-site-out: for each site, the candidate with the best mean F1 over the other two sites' types,
+  leave-one-site-out: for each site, the candidate with the best mean F1 over the other sites' types,
   scored on the held-out site's types, once among the rules that read the scores only and once with a
   measured alternative that reads the crawl's URL layout (`url_directory_cut`, not shipped); the mean F1 of
   each reported candidate over every type.
@@ -492,7 +494,9 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
                 relation: label_ceiling(blobs[site], targets, relation) for relation in ("default", "blocks")
             }
     label_free = [candidate for candidate in CANDIDATES if candidate[1] != URL_DIRECTORY]
-    held_out = leave_one_site_out(table, sites, label_free)
+    on_the_similarity = [candidate for candidate in label_free if candidate[1] not in TRANSDUCTIVE]
+    held_out = leave_one_site_out(table, sites, on_the_similarity)
+    with_transductive = leave_one_site_out(table, sites, label_free)
     with_urls = leave_one_site_out(table, sites, CANDIDATES)
     everything = {
         f"{site} / {name}": {
@@ -518,6 +522,10 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
     return {
         "leave_one_site_out": held_out,
         "held_out_mean_f1": {site: fold["held-out mean F1"] for site, fold in held_out.items()},
+        "leave_one_site_out_with_transductive": with_transductive,
+        "held_out_mean_f1_with_transductive": {
+            site: fold["held-out mean F1"] for site, fold in with_transductive.items()
+        },
         "leave_one_site_out_with_url_directory": with_urls,
         "held_out_mean_f1_with_url_directory": {
             site: fold["held-out mean F1"] for site, fold in with_urls.items()
@@ -537,18 +545,22 @@ def leave_one_site_out(table: dict, sites, candidates: list[tuple[str, str]]) ->
         def fit(candidate, seen=seen):
             return statistics.mean(_median(table[key][candidate], "f1") for key in seen)
 
+        def held_out_f1(candidate, site=site):
+            return statistics.mean(_median(table[key][candidate], "f1") for key in table if key[0] == site)
+
         chosen = max(candidates, key=fit)
         held_out[site] = {
             "chosen": list(chosen),
             "fit on the other sites (mean F1)": round(fit(chosen), 3),
-            "held-out mean F1": round(
-                statistics.mean(_median(table[key][chosen], "f1") for key in table if key[0] == site), 3
-            ),
+            "held-out mean F1": round(held_out_f1(chosen), 3),
+            "shipped default on this site (mean F1)": round(held_out_f1(SHIPPED), 3),
             "types": {name: _type_row(table[(site, name)][chosen]) for (s, name) in table if s == site},
         }
     return held_out
 
 
+# What `filterpages` does without options: the default relation with its threshold rule.
+SHIPPED = ("default", S.THRESHOLD_RULE_OF["default"])
 _REPORTED = [
     ("default", "valley"),
     ("default", "valley-2"),
@@ -584,7 +596,8 @@ def _type_row(rows: list[S.Accuracy]) -> dict:
 def print_folds(folds: dict) -> None:
     for site, fold in folds.items():
         print(
-            f"  held out {site}: chosen {' '.join(fold['chosen'])} (mean F1 {fold['fit on the other sites (mean F1)']})"
+            f"  held out {site}: chosen {' '.join(fold['chosen'])} (mean F1 {fold['fit on the other sites (mean F1)']}"
+            f" there; here {fold['held-out mean F1']}, the shipped default {fold['shipped default on this site (mean F1)']})"
         )
         for name, row in fold["types"].items():
             print(
@@ -595,8 +608,9 @@ def print_folds(folds: dict) -> None:
 
 def print_site_types(result: dict) -> None:
     for title, key in (
-        ("label-free rules (the scores only)", ""),
-        ("label-free rules and the URL directory as weak positives", "_with_url_directory"),
+        ("label-free rules on the similarity to the template", ""),
+        ("those and the transductive scores (the crawl's graph of pages)", "_with_transductive"),
+        ("all those and the URL directory as weak positives", "_with_url_directory"),
     ):
         print(f"\nleave-one-site-out, {title}: chosen on the other sites, scored on the held-out one")
         print_folds(result["leave_one_site_out" + key])
