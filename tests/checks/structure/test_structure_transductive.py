@@ -111,3 +111,22 @@ def test_a_big_crawl_is_graphed_over_the_pages_most_similar_to_the_template():
     scores = np.array([0.1, 0.9, 0.5, 0.3, 0.8])
     assert T.graphed_pages(scores, limit=3).tolist() == [1, 2, 4]
     assert T.graphed_pages(scores, limit=10).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_the_benchmark_scores_a_candidate_as_a_filter_would_and_cuts_it_without_labels():
+    from benchmarks import structure as B
+
+    urls = [f"http://site.invalid/{i}.html" for i in range(len(PAGES))]
+    graphs = {
+        (k, mutual): T.knn_graph(PAGES, WEIGHTS, k, mutual=mutual)
+        for k in (5, 10)
+        for mutual in (False, True)
+    }
+    similarity = {url: 1.0 if i == 0 else (0.7 if i < 4 else 0.1) for i, url in enumerate(urls)}
+    for name, spec in B.TRANSDUCTIVE.items():
+        scores, threshold = B.transductive_scores(spec, graphs, urls, similarity, urls[0], chance=0.05)
+        assert set(scores) == set(urls), name
+        assert 0.0 <= threshold <= 1.0, name
+        if spec[0] == "diffused":
+            assert all(0.0 <= value <= 1.0 for value in scores.values()), name
+            assert min(scores[url] for url in urls[1:4]) > max(scores[url] for url in urls[4:]), name
