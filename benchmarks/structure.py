@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of three sites only (~3 min)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of six sites only (~3 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -9,16 +9,18 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - the filter over stored extracts, decode included, on one core: seconds per 1,000 pages for one template and
   for five (the paper's Java: 19.7 s per 1,000 pages, parse included);
 - page-type discovery of 10,000 pages (the site's pages copied with one key dropped at random, so that no
-  two are the same);
+  two are the same), and the transductive scores' graph and diffusion over 1,000, 2,000 and 5,000 such pages;
 - PR and RR (Formulas 2 and 3) with the target set known from the pages themselves: the reference pages
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
   paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
-- (`--parts types`) every labelled page type of the python, django and postgres docs (SITE_TYPES, by URL), 7
-  templates each: every relation with every label-free threshold rule or a fixed threshold, the ceiling (best
+- (`--parts types`) every labelled page type of the python, django and postgres docs and of three sites off
+  the test bed that the benchmark serves itself (celery, sphinx, libxslt; SITE_TYPES, by URL), 7 templates
+  each: every relation with every label-free threshold rule or a fixed threshold, the default's similarity
+  made transductive over the crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
-  leave-one-site-out: for each site, the candidate with the best mean F1 over the other two sites' types,
+  leave-one-site-out: for each site, the candidate with the best mean F1 over the other sites' types,
   scored on the held-out site's types, once among the rules that read the scores only and once with a
   measured alternative that reads the crawl's URL layout (`url_directory_cut`, not shipped); the mean F1 of
   each reported candidate over every type.
@@ -42,9 +44,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from benchmarks import structure_transductive as T  # noqa: E402
 from benchmarks.structure_baselines import MFPLR_THRESHOLD, link_ratio, mfplr_selects  # noqa: E402
 from checks.structure import similarity as S  # noqa: E402
 from checks.structure.extract import decode, dom_keys  # noqa: E402
@@ -160,6 +165,28 @@ def time_page_types(blobs: dict[str, bytes], total: int = 10_000) -> tuple[float
     return time.process_time() - started, len(types)
 
 
+def time_transductive(blobs: dict[str, bytes], total: int) -> float:
+    """CPU seconds of the transductive scores over `total` pages (the site's pages copied with one key dropped
+    at random, as for page types): the default method's keys and weights, the 10-nearest-page graph, and one
+    template's similarity diffused over it (benchmarks/structure_transductive.py)."""
+    doms = [decode(blob) for blob in blobs.values()]
+    keyer = S.Keyer(S.method_for("default"), common=S.common_values(doms))
+    base = [keyer.keys(dom) for dom in doms]
+    rng = random.Random(1)
+    sequences = []
+    for n in range(total):
+        sequence = list(base[n % len(base)])
+        if len(sequence) > 2:
+            del sequence[rng.randrange(len(sequence))]
+        sequences.append(sequence)
+    keyer.weigh(sequences)
+    started = time.process_time()
+    graph = T.knn_graph(sequences, keyer.weights, 10)
+    score = keyer.scorer([sequences[0]])
+    T.diffused(graph, np.array([score(sequence) for sequence in sequences]), 0.5)
+    return time.process_time() - started
+
+
 def accuracy_table(blobs: dict[str, bytes], targets: set[str], templates: list[str]) -> dict:
     rows: dict[str, list[dict]] = {}
     for template in templates:
@@ -213,6 +240,10 @@ SITES = {
     # Not on the test bed, served by the benchmark itself (`served`): a fourth site, added in issue 23's second
     # round after every rule here had been chosen, its types labelled by URL before any was scored on it.
     "celery": (None, Path("/usr/share/doc/python-celery-doc/html")),
+    # Added in issue 23's fourth round, labelled by URL before any method was scored on them: Sphinx's own docs
+    # (137 pages) and libxslt's (97 pages, two generators: gtk-doc's API reference and the project's web pages).
+    "sphinx": (None, Path("/usr/share/doc/sphinx-doc/html")),
+    "libxslt": (None, Path("/usr/share/doc/libxslt1-dev")),
 }
 SITE_TYPES = {
     "python": {
@@ -233,6 +264,17 @@ SITE_TYPES = {
         "changelogs": r"/history/changelog-",
         "what's new pages": r"/history/whatsnew-",
         "user guide": r"/userguide/(?!index\.html)",
+    },
+    "sphinx": {
+        "module source pages": r"/_modules/(?!index\.html)",
+        "extension pages": r"/usage/extensions/(?!index\.html)",
+        "extension API pages": r"/extdev/(?!index\.html)",
+        "tutorial": r"/tutorial/(?!index\.html)",
+    },
+    "libxslt": {
+        "gtk-doc API pages": r"/gtk-doc/html/libxslt/libxslt-",
+        "web API pages": r"/html/html/libxslt-",
+        "API index chunks": r"/html/APIchunk\d+\.html$",
     },
     "postgres": {
         "SQL commands": r"/sql-(?!commands\.html)[^/]+\.html$",
@@ -270,12 +312,62 @@ def url_directory_cut(scores: dict[str, float], chance: float, template: str) ->
     return max(cuts.values(), key=lambda cut: S.accuracy(scores, group, cut).f1)
 
 
+# Transductive scores from the default method's similarity to one template (issue 23, fourth round;
+# benchmarks/structure_transductive.py): name -> (kind, k nearest pages, mutual kNN, α, label-free cut rule).
+# `diffused` over the either-way kNN graph at three mixes and two k, with the valley rule and Otsu's cut; over the
+# mutual kNN graph with self-loops (a page without mutual neighbours keeps its own similarity); the harmonic
+# function between the valley rule's selection and the pages below half its cut, selected at 1/2; manifold
+# ranking from the template alone (Zhou et al.'s α 0.99), with Otsu's cut.
+TRANSDUCTIVE = {
+    **{
+        f"diffused k{k} a{alpha} {rule}": ("diffused", k, False, alpha, rule)
+        for k in (5, 10)
+        for alpha in (0.3, 0.5, 0.7)
+        for rule in ("valley", "otsu")
+    },
+    **{
+        f"diffused mutual k{k} a{alpha} valley": ("diffused", k, True, alpha, "valley")
+        for k in (5, 10)
+        for alpha in (0.5, 0.9)
+    },
+    "harmonic k10": ("harmonic", 10, False, 0.0, "valley"),
+    "manifold ranking k10 a0.99 otsu": ("ranking", 10, False, 0.99, "otsu"),
+}
+
+
+def transductive_scores(
+    spec: tuple, graphs: dict, urls: list[str], scores: dict[str, float], template: str, chance: float
+) -> tuple[dict[str, float], float]:
+    """One TRANSDUCTIVE candidate's scores (every page, the template included) and its threshold."""
+    kind, k, mutual, alpha, rule = spec
+    graph = graphs[(k, mutual)]
+    values = np.array([scores[url] for url in urls])
+    position = urls.index(template)
+    if kind == "diffused":
+        mixed = T.diffused(graph, values, alpha, self_loops=mutual)
+        floor = chance
+    elif kind == "harmonic":
+        others = [score for url, score in scores.items() if url != template]
+        cut = S.calibrated_threshold(others, chance, rule)
+        positives = values >= cut
+        positives[position] = True
+        mixed = T.harmonic(graph, positives, (values <= cut / 2) & ~positives)
+        return dict(zip(urls, mixed.tolist(), strict=True)), 0.5
+    else:
+        mixed = T.manifold_ranking(graph, position, alpha)
+        floor = 0.0
+    result = dict(zip(urls, mixed.tolist(), strict=True))
+    others = [score for url, score in result.items() if url != template]
+    return result, S.calibrated_threshold(others, floor, rule)
+
+
 # The candidates leave-one-site-out chooses among: a relation and how its threshold is set.
 TYPE_RELATIONS = ("default", "blocks", "csr", "rpsa", "rsn")
 URL_DIRECTORY = "url-directory"
 CANDIDATES = [
     *((relation, rule) for relation in TYPE_RELATIONS for rule in S.THRESHOLD_RULES),
     ("default", URL_DIRECTORY),
+    *(("default", name) for name in TRANSDUCTIVE),
     *(
         (relation, f"{t:.1f}")
         for relation in ("default", "blocks", "csr", "rpsa")
@@ -295,6 +387,15 @@ def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str
         keyer = S.Keyer(method, common=S.common_values(doms.values()) if method.needs_frequencies else None)
         sequences = keyer.keyed(doms)
         pair = keyer.pair_similarity()
+        urls = list(sequences)
+        graphs = {}
+        if relation == "default":
+            # Every site here is below the graph's page cap, so one graph serves every template.
+            assert len(urls) <= T.MAX_GRAPH_PAGES
+            for k, mutual in {(spec[1], spec[2]) for spec in TRANSDUCTIVE.values()}:
+                graphs[(k, mutual)] = T.knn_graph(
+                    [sequences[url] for url in urls], keyer.weights, k, mutual=mutual
+                )
         for template in templates:
             score = keyer.scorer([sequences[template]])
             others = {url: score(sequence) for url, sequence in sequences.items() if url != template}
@@ -303,6 +404,15 @@ def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str
                 if candidate[0] != relation:
                     continue
                 rule = candidate[1]
+                if rule in TRANSDUCTIVE:
+                    mixed, threshold = transductive_scores(
+                        TRANSDUCTIVE[rule], graphs, urls, {**others, template: 1.0}, template, chance
+                    )
+                    mixed.pop(template)
+                    runs.setdefault(candidate, []).append(
+                        S.accuracy(mixed, targets - {template}, threshold, relation=relation)
+                    )
+                    continue
                 if rule in S.THRESHOLD_RULES:
                     threshold = S.calibrated_threshold(list(others.values()), chance, rule)
                 elif rule == URL_DIRECTORY:
@@ -314,6 +424,21 @@ def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str
                 )
             best = S.best_threshold(others, targets - {template}, set(others) - targets, relation=relation)
             runs.setdefault((relation, "best by labels (§3.3)"), []).append(best)
+            if relation == "default":
+                # What the labels allow the diffused scores (the ranking's ceiling, as the row above is the
+                # similarity's).
+                mixed, _ = transductive_scores(
+                    TRANSDUCTIVE["diffused k10 a0.5 valley"],
+                    graphs,
+                    urls,
+                    {**others, template: 1.0},
+                    template,
+                    chance,
+                )
+                mixed.pop(template)
+                runs.setdefault(("default", "diffused k10 a0.5, best by labels"), []).append(
+                    S.best_threshold(mixed, targets - {template}, set(mixed) - targets, relation=relation)
+                )
     return runs
 
 
@@ -369,7 +494,9 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
                 relation: label_ceiling(blobs[site], targets, relation) for relation in ("default", "blocks")
             }
     label_free = [candidate for candidate in CANDIDATES if candidate[1] != URL_DIRECTORY]
-    held_out = leave_one_site_out(table, sites, label_free)
+    on_the_similarity = [candidate for candidate in label_free if candidate[1] not in TRANSDUCTIVE]
+    held_out = leave_one_site_out(table, sites, on_the_similarity)
+    with_transductive = leave_one_site_out(table, sites, label_free)
     with_urls = leave_one_site_out(table, sites, CANDIDATES)
     everything = {
         f"{site} / {name}": {
@@ -395,6 +522,10 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
     return {
         "leave_one_site_out": held_out,
         "held_out_mean_f1": {site: fold["held-out mean F1"] for site, fold in held_out.items()},
+        "leave_one_site_out_with_transductive": with_transductive,
+        "held_out_mean_f1_with_transductive": {
+            site: fold["held-out mean F1"] for site, fold in with_transductive.items()
+        },
         "leave_one_site_out_with_url_directory": with_urls,
         "held_out_mean_f1_with_url_directory": {
             site: fold["held-out mean F1"] for site, fold in with_urls.items()
@@ -414,18 +545,22 @@ def leave_one_site_out(table: dict, sites, candidates: list[tuple[str, str]]) ->
         def fit(candidate, seen=seen):
             return statistics.mean(_median(table[key][candidate], "f1") for key in seen)
 
+        def held_out_f1(candidate, site=site):
+            return statistics.mean(_median(table[key][candidate], "f1") for key in table if key[0] == site)
+
         chosen = max(candidates, key=fit)
         held_out[site] = {
             "chosen": list(chosen),
             "fit on the other sites (mean F1)": round(fit(chosen), 3),
-            "held-out mean F1": round(
-                statistics.mean(_median(table[key][chosen], "f1") for key in table if key[0] == site), 3
-            ),
+            "held-out mean F1": round(held_out_f1(chosen), 3),
+            "shipped default on this site (mean F1)": round(held_out_f1(SHIPPED), 3),
             "types": {name: _type_row(table[(site, name)][chosen]) for (s, name) in table if s == site},
         }
     return held_out
 
 
+# What `filterpages` does without options: the default relation with its threshold rule.
+SHIPPED = ("default", S.THRESHOLD_RULE_OF["default"])
 _REPORTED = [
     ("default", "valley"),
     ("default", "valley-2"),
@@ -434,6 +569,8 @@ _REPORTED = [
     ("default", "minimum-error"),
     ("default", "nested"),
     ("default", "best by labels (§3.3)"),
+    *(("default", name) for name in TRANSDUCTIVE),
+    ("default", "diffused k10 a0.5, best by labels"),
     ("blocks", "minimum-error"),
     ("blocks", "otsu"),
     ("blocks", "nested"),
@@ -459,7 +596,8 @@ def _type_row(rows: list[S.Accuracy]) -> dict:
 def print_folds(folds: dict) -> None:
     for site, fold in folds.items():
         print(
-            f"  held out {site}: chosen {' '.join(fold['chosen'])} (mean F1 {fold['fit on the other sites (mean F1)']})"
+            f"  held out {site}: chosen {' '.join(fold['chosen'])} (mean F1 {fold['fit on the other sites (mean F1)']}"
+            f" there; here {fold['held-out mean F1']}, the shipped default {fold['shipped default on this site (mean F1)']})"
         )
         for name, row in fold["types"].items():
             print(
@@ -470,8 +608,9 @@ def print_folds(folds: dict) -> None:
 
 def print_site_types(result: dict) -> None:
     for title, key in (
-        ("label-free rules (the scores only)", ""),
-        ("label-free rules and the URL directory as weak positives", "_with_url_directory"),
+        ("label-free rules on the similarity to the template", ""),
+        ("those and the transductive scores (the crawl's graph of pages)", "_with_transductive"),
+        ("all those and the URL directory as weak positives", "_with_url_directory"),
     ):
         print(f"\nleave-one-site-out, {title}: chosen on the other sites, scored on the held-out one")
         print_folds(result["leave_one_site_out" + key])
@@ -534,6 +673,9 @@ def main(argv: list[str] | None = None) -> int:
         seconds, types = time_page_types(blobs)
         figures["page_types_10000_pages_s"] = seconds
         print(f"page types of 10,000 pages: {seconds:.2f} s, {types} types")
+        for total in (1000, 2000, T.MAX_GRAPH_PAGES):
+            figures[f"transductive_{total}_pages_s"] = seconds = time_transductive(blobs, total)
+            print(f"transductive scores (graph, one template diffused) over {total:,} pages: {seconds:.2f} s")
     if "accuracy" in parts:
         step = max(1, len(reference) // args.templates)
         summary = accuracy_table(blobs, targets, reference[::step][: args.templates])
