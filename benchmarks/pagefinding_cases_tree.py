@@ -63,7 +63,7 @@ def with_script_menus(maker, root: str) -> None:
         # The maker makes a parser per page without telling it the page: the page is the file it opens.
         name = str(file)
         if name.startswith(root) and name.endswith(".html"):
-            MenuPageParser.page_url = f"{host}{maker.url_of(name[len(root):])}"
+            MenuPageParser.page_url = f"{host}{maker.url_of(name[len(root) :])}"
         return open(file, *args, **kwargs)
 
     maker.PageParser = MenuPageParser

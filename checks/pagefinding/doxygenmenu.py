@@ -21,7 +21,7 @@ _MENU_START = re.compile(r"\bvar\s+menudata\s*=\s*\{")
 _ENTRY = re.compile(r'\{\s*text\s*:\s*"((?:[^"\\]|\\.){0,300})"\s*,\s*url\s*:\s*"((?:[^"\\]|\\.){0,500})"')
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # an entry's text may hold a brace ("operator{}")
 # A menu lists the site's index pages (a large API's member index has a letter each: a few hundred entries);
-# this bounds what a hostile one can make the finder hold.
+# this bounds what a hostile one can make the finder read and hold (entries, repeated or not).
 MAX_ENTRIES = 2_000
 MAX_DEPTH = 10
 
@@ -47,7 +47,9 @@ def parse_doxygen_menu(body: bytes, *, menu_url: str) -> list[MenuEntry]:
     entries: dict[str, MenuEntry] = {}
     path: list[tuple[int, str]] = []  # the open entries above the next one: (brace depth, text)
     depth, position = 1, start.end()
-    for match in _ENTRY.finditer(text, start.end()):
+    for count, match in enumerate(_ENTRY.finditer(text, start.end()), 1):
+        if count > MAX_ENTRIES:
+            raise NotAMenu(f"more than {MAX_ENTRIES} menu entries")
         # Depth of the entry's own brace: the braces between the last entry and this one open and close
         # the `children:[…]` lists around it.
         between = _STRING.sub("", text[position : match.start()])
@@ -61,8 +63,6 @@ def parse_doxygen_menu(body: bytes, *, menu_url: str) -> list[MenuEntry]:
         target = _resolve(href, menu_url)
         if target and target not in entries:
             entries[target] = MenuEntry(target, label, " ".join(text for _, text in path))
-            if len(entries) > MAX_ENTRIES:
-                raise NotAMenu(f"more than {MAX_ENTRIES} menu entries")
         path.append((depth + 1, label))
     if not entries:
         raise NotAMenu("no menu entry")

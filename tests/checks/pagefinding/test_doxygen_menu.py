@@ -76,10 +76,18 @@ def test_what_is_not_a_doxygen_menu_is_refused(body):
         parse_doxygen_menu(body, menu_url=MENU_URL)
 
 
-def test_a_menu_of_more_entries_than_a_site_has_index_pages_is_refused():
-    entries = ",".join(f'{{text:"p{n}",url:"p{n}.html"}}' for n in range(MAX_ENTRIES + 1))
+@pytest.mark.parametrize("page", ["p{n}.html", "p.html"])
+def test_a_menu_of_more_entries_than_a_site_has_index_pages_is_refused(page):
+    entries = ",".join(f'{{text:"p{n}",url:"{page.format(n=n)}"}}' for n in range(MAX_ENTRIES + 1))
     with pytest.raises(NotAMenu, match="more than"):
         parse_doxygen_menu(menu_script(entries), menu_url=MENU_URL)
+
+
+def test_a_huge_body_is_read_in_bounded_time():
+    # the fetch's 5 MB limit: entries that never close, braces without entries
+    for body in (b"var menudata={" + b'{text:"' * 700_000, b"var menudata={" + b"{" * 5_000_000):
+        with pytest.raises(NotAMenu):
+            parse_doxygen_menu(body, menu_url=MENU_URL)
 
 
 def test_a_page_that_loads_the_menu_links_it_as_the_sites_contents():
@@ -122,7 +130,9 @@ def test_a_main_page_that_links_nothing_leads_through_its_menu(httpserver):
         (b"var searchData=[['lighthouse',['class5.html']]];", 200, "Doxygen menu refused"),
     ],
 )
-def test_a_menu_that_is_not_one_is_a_page_without_links_and_the_search_goes_on(httpserver, body, status, note):
+def test_a_menu_that_is_not_one_is_a_page_without_links_and_the_search_goes_on(
+    httpserver, body, status, note
+):
     serve_doxygen_site(httpserver, body, status=status)
     _, result = live_search(httpserver.url_for("/api/"), "lighthouse keeper lantern")
     assert result.found is None
