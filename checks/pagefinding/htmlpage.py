@@ -10,6 +10,7 @@ import lxml.etree
 
 from sites.crawler.urls import normalize_url
 
+from .doxygenmenu import MENU_SCRIPT as DOXYGEN_MENU
 from .mkdocsindex import INDEX_NAME as MKDOCS_INDEX
 from .text import terms, url_terms
 
@@ -183,6 +184,11 @@ def read_page(root, *, url: str) -> ReadPage:
     page.search_index = _mdbook_search_index(inline, page.scripts, url) or _mkdocs_search_index(
         inline, page.scripts, url
     )
+    menu = next((src for src in page.scripts if src.split("?", 1)[0].endswith("/" + DOXYGEN_MENU)), None)
+    if menu is not None:
+        # Doxygen's menu bar is built in the browser from this script (doxygenmenu.py): the site's contents,
+        # which a person sees on every page as links.
+        page.links.append(PageLink(menu, "Contents"))
     return page
 
 

@@ -21,6 +21,8 @@ from sites.http import FetchSettings, PoliteFetcher, RobotsRules, robots_url
 from sites.http.polite import robots_failure_of, robots_text_of
 from sites.http.urls import origin
 
+from .doxygenmenu import MENU_SCRIPT as DOXYGEN_MENU
+from .doxygenmenu import NotAMenu, parse_doxygen_menu
 from .environment import Environment, Link, Node, Page
 from .htmlpage import is_page_url, link_terms, read_page
 from .mdbookindex import parse_mdbook_index
@@ -267,6 +269,8 @@ class LiveSite(Environment):
             return None, f"HTTP {result.status}"
         if not self.on_site(result.final_url):
             return None, f"redirects off the site, to {result.final_url}"
+        if not result.is_html and urlsplit(url).path.endswith("/" + DOXYGEN_MENU):
+            return self._read_menu(url, result)
         if not result.is_html:
             return None, f"not HTML ({result.content_type or 'no type'})"
         root, error = parse_document(result.body, result.charset)
@@ -309,6 +313,27 @@ class LiveSite(Environment):
             search_index=read.search_index if self.on_site(read.search_index) else "",
         )
         return page, f"HTTP {result.status}"
+
+    def _read_menu(self, url: str, result) -> tuple[Page | None, str]:
+        """Doxygen's menu (doxygenmenu.py), which a page links as "Contents": a page of links, no text."""
+        try:
+            entries = parse_doxygen_menu(result.body, menu_url=result.final_url)
+        except NotAMenu as exc:
+            return None, f"Doxygen menu refused: {exc}"
+        links = [
+            Link(
+                target=entry.url,
+                label=terms(entry.text),
+                text=entry.text,
+                context=terms(entry.context),
+                url_terms=url_terms(entry.url),
+            )
+            for entry in entries
+            if self.on_site(entry.url)
+            and entry.url != url
+            and (self.robots is None or self.robots.allowed(entry.url))
+        ]
+        return Page(node=url, terms=(), links=links, title="", title_terms=()), "Doxygen menu"
 
     def sitemap_links(self) -> list[Link]:
         """Page URLs the site's sitemaps list (those robots.txt names, else /sitemap.xml): one download each."""
