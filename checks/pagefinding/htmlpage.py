@@ -42,6 +42,8 @@ MAX_CONTEXT_CHARS = 300
 # `path_to_root + "searchindex.json"`.
 _MDBOOK_INDEX = re.compile(r"""path_to_searchindex_js\s*=\s*["']([^"'\s]{1,300})["']""")
 _MDBOOK_ROOT = re.compile(r"""path_to_root\s*=\s*["']([^"'\s]{0,300})["']""")
+# Sphinx before 2.0 had its search page load the index from an inline script, not a <script src>.
+_SPHINX_LOAD_INDEX = re.compile(r"""Search\.loadIndex\(\s*["']([^"'\s]{1,300})["']""")
 MAX_INLINE_SCRIPT = 2_000  # longer inline scripts are code, not the few lines that name the index
 # MkDocs' own themes load the search plugin's `search/main.js`, beside the index; Material for MkDocs names the
 # site's root in its `__config` script (JSON: `"base": "..", … "search": "…/workers/search.HASH.min.js"`; its
@@ -97,7 +99,8 @@ class ReadPage:
     links: list[PageLink] = field(default_factory=list)
     search_forms: list[tuple[str, str]] = field(default_factory=list)  # (action URL, text input name)
     search_pages: list[str] = field(default_factory=list)  # <link rel="search" href>: the site's search page
-    scripts: list[str] = field(default_factory=list)  # <script src>, resolved: where a search page's index is
+    # <script src> (and an older Sphinx search page's Search.loadIndex(…)), resolved: where its index is
+    scripts: list[str] = field(default_factory=list)
     search_index: str = ""  # the search index this page's own search box loads (mdBook, MkDocs), resolved
 
 
@@ -181,6 +184,11 @@ def read_page(root, *, url: str) -> ReadPage:
     page.title = " ".join(" ".join(title).split())
     page.text = " ".join(body)
     page.own_text = " ".join(own)
+    for text in inline:
+        loaded = _SPHINX_LOAD_INDEX.search(text)
+        found = normalize_url(loaded.group(1), url) if loaded else None
+        if found:
+            page.scripts.append(found)  # the index script it loads, as a newer search page's <script src>
     page.search_index = _mdbook_search_index(inline, page.scripts, url) or _mkdocs_search_index(
         inline, page.scripts, url
     )

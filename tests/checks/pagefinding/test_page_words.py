@@ -21,10 +21,13 @@ def find(start: str, query: str, algorithm: str = "BESTFIRST", budget: int | Non
     return live_search(start, query, algorithm=algorithm, budget=budget, settings=SETTINGS)
 
 
-def serve_docs(server, *, with_index: bool = True, pages: int = 30, opensearch: bool = False) -> str:
+def serve_docs(
+    server, *, with_index: bool = True, pages: int = 30, opensearch: bool = False, old_sphinx: bool = False
+) -> str:
     """A documentation site: a home page linking chapters whose link texts say nothing of their pages' words;
     page 17 is about "lighthouse keeper lantern" (its most frequent words). With `with_index`, a Sphinx search
-    page that loads searchindex.js listing every page's words."""
+    page that loads searchindex.js listing every page's words (`old_sphinx`: from an inline script, as Sphinx
+    before 2.0 did)."""
     words = {n: f"topic{n} " + FILLER for n in range(pages)}
     words[17] = "lighthouse keeper lantern lighthouse keeper lantern lighthouse foghorn " + FILLER
     words[5] = "lighthouse history " + FILLER  # holds one query word: a runner-up, not the answer
@@ -46,8 +49,14 @@ def serve_docs(server, *, with_index: bool = True, pages: int = 30, opensearch: 
     server.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
     server.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
     if with_index:
+        loads = (
+            "<script src='_static/searchtools.js'></script><script>jQuery(function() { "
+            'Search.loadIndex("searchindex.js"); });</script>'
+            if old_sphinx
+            else "<script src='/searchindex.js' defer></script>"
+        )
         server.expect_request("/search.html").respond_with_data(
-            "<html><head><title>Search</title><script src='/searchindex.js' defer></script></head>"
+            f"<html><head><title>Search</title>{loads}</head>"
             "<body><form action='/search.html'><input name='q'></form></body></html>",
             content_type=HTML,
         )
@@ -85,6 +94,15 @@ def test_the_sites_own_search_index_leads_straight_to_a_page_no_link_text_names(
     assert httpserver.url_for("/chapter5.html") in runner_ups
     scores = [score for _, score in result.candidates]
     assert scores == sorted(scores, reverse=True) and scores[0] > scores[1]
+
+
+def test_an_older_sphinx_search_page_that_loads_its_index_from_an_inline_script_is_read(httpserver):
+    start = serve_docs(httpserver, old_sphinx=True)
+    env, result = find(start, "lighthouse keeper lantern")
+    fetched = requested(httpserver)
+    assert fetched.index("/search.html") < fetched.index("/searchindex.js")
+    assert [path for path in fetched if path.startswith("/chapter")][0] == "/chapter17.html"
+    assert result.found == httpserver.url_for("/chapter17.html")
 
 
 def test_a_search_link_to_an_opensearch_description_leads_on_to_the_search_forms_page(httpserver):
