@@ -113,7 +113,7 @@ def parse_sphinx_index(body: bytes, *, index_url: str, page_suffix: str = ".html
     if match is None:
         raise NotAnIndex("not a Sphinx search index (no Search.setIndex(…))")
     try:
-        data = json.loads(match.group(1))
+        data = _load_index(match.group(1))
     except (ValueError, RecursionError) as exc:
         raise NotAnIndex(f"the search index is not JSON: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("docnames"), list):
@@ -130,6 +130,22 @@ def parse_sphinx_index(body: bytes, *, index_url: str, page_suffix: str = ".html
         terms=_postings(data.get("terms"), size),
         title_terms=_postings(data.get("titleterms"), size),
     )
+
+
+# Sphinx 1.x wrote its index with its own `jsdump`, which leaves a key bare when it is a name
+# (`{docnames:["index"],terms:{lighthous:0}}`): JavaScript, not JSON. A string is matched whole first, so
+# nothing inside one is taken for a key.
+_STRING_OR_BARE_KEY = re.compile(rb'("(?:[^"\\]|\\.)*")|([{,]\s*)([A-Za-z_$][\w$]*)(\s*:)')
+
+
+def _load_index(text: bytes):
+    try:
+        return json.loads(text)
+    except ValueError:
+        quoted = _STRING_OR_BARE_KEY.sub(
+            lambda m: m.group(1) or m.group(2) + b'"' + m.group(3) + b'"' + m.group(4), text
+        )
+        return json.loads(quoted)
 
 
 def page_path(docname: str, suffix: str) -> str:

@@ -187,6 +187,22 @@ def test_a_sphinx_index_names_pages_relative_to_itself_and_ranks_title_words_hig
     assert directory.urls == ["http://127.0.0.1:9/library/os/", "http://127.0.0.1:9/"]
 
 
+def test_an_index_written_by_sphinx_1_with_bare_keys_reads_as_its_json_twin():
+    json_body = (
+        b'Search.setIndex({"docnames": ["library/os", "index"], "titles": ["os, path: and more", "Home"],'
+        b' "terms": {"path": [0, 1], "_new": 0, "os.path": 1}, "titleterms": {"os": 0, "path": 1}})'
+    )
+    # Sphinx 1.x's jsdump: names bare, other keys and every string quoted; a string may hold ", x:"
+    bare_body = (
+        b'Search.setIndex({docnames:["library/os","index"],titles:["os, path: and more","Home"],'
+        b'terms:{path:[0,1],_new:0,"os.path":1},titleterms:{os:0,path:1}})'
+    )
+    url = "http://127.0.0.1:9/searchindex.js"
+    new, old = parse_sphinx_index(json_body, index_url=url), parse_sphinx_index(bare_body, index_url=url)
+    assert old == new
+    assert old.titles == ["os, path: and more", "Home"] and old.rank("path") == new.rank("path")
+
+
 def serve_table_of_contents(server) -> str:
     """A home page with more links than the budget, the one whose text names the query last; a contents
     page listing "drop schema" among its links; the DROP SCHEMA page itself."""
