@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of six sites only (~3 min)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of eight sites only (~4 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -14,9 +14,9 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
   paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
-- (`--parts types`) every labelled page type of the python, django and postgres docs and of three sites off
-  the test bed that the benchmark serves itself (celery, sphinx, libxslt; SITE_TYPES, by URL), 7 templates
-  each: every relation with every label-free threshold rule or a fixed threshold, the default's similarity
+- (`--parts types`) every labelled page type of the python, django and postgres docs and of five sites off
+  the test bed that the benchmark serves itself (celery, sphinx, libxslt, commons-lang3's Javadoc, GIO's
+  gtk-doc; SITE_TYPES, by URL), 7 templates each: every relation with every label-free threshold rule or a fixed threshold, the default's similarity
   made transductive over the crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
@@ -244,6 +244,13 @@ SITES = {
     # (137 pages) and libxslt's (97 pages, two generators: gtk-doc's API reference and the project's web pages).
     "sphinx": (None, Path("/usr/share/doc/sphinx-doc/html")),
     "libxslt": (None, Path("/usr/share/doc/libxslt1-dev")),
+    # Added in issue 23's fifth round, labelled by URL before any method was scored on them: two generators no
+    # site above uses for its pages' types, from Debian doc packages. Javadoc (libcommons-lang3-java-doc 3.12.0,
+    # 730 pages: class pages, their class-use pages, package summaries, source listings) and gtk-doc's GObject
+    # reference (libglib2.0-doc 2.74.6, GIO's 229 pages: class pages, function-group pages, tool man pages,
+    # the migration guide's sections).
+    "commons-lang3": (None, Path("/usr/share/doc/libcommons-lang3-java/api")),
+    "gio": (None, Path("/usr/share/gtk-doc/html/gio")),
 }
 SITE_TYPES = {
     "python": {
@@ -275,6 +282,20 @@ SITE_TYPES = {
         "gtk-doc API pages": r"/gtk-doc/html/libxslt/libxslt-",
         "web API pages": r"/html/html/libxslt-",
         "API index chunks": r"/html/APIchunk\d+\.html$",
+    },
+    "commons-lang3": {
+        # Package directories are lower case, class files start with a capital (nested classes: Outer.Inner).
+        "class pages": r"^http://[^/]+/org/(?:[a-z0-9]+/)*[A-Z][^/]*\.html$",
+        "class-use pages": r"/class-use/",
+        "package summaries": r"/package-summary\.html$",
+        "source listings": r"/src-html/",
+    },
+    "gio": {
+        "class pages": r"/G[A-Z][A-Za-z0-9]*\.html$",
+        "function-group pages": r"/gio-(?!hierarchy\.html|querymodules\.html)[^/]+\.html$",
+        "tool man pages": r"/(?:gio|gio-querymodules|gapplication-tool|gdbus|gdbus-codegen|glib-compile-resources"
+        r"|glib-compile-schemas|gresource-tool|gsettings-tool)\.html$",
+        "migration guide sections": r"/ch3[2-5](?:s\d+)?\.html$",
     },
     "postgres": {
         "SQL commands": r"/sql-(?!commands\.html)[^/]+\.html$",
