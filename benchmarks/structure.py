@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of eight sites only (~4 min)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of nine sites only (~4 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -14,10 +14,10 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
   paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
-- (`--parts types`) every labelled page type of the python, django and postgres docs and of five sites off
+- (`--parts types`) every labelled page type of the python, django and postgres docs and of six sites off
   the test bed that the benchmark serves itself (celery, sphinx, libxslt, commons-lang3's Javadoc, GIO's
-  gtk-doc; SITE_TYPES, by URL), 7 templates each: every relation with every label-free threshold rule or a fixed threshold, the default's similarity
-  made transductive over the crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
+  gtk-doc, log4cplus's Doxygen; SITE_TYPES, by URL), 7 templates each: every relation with every label-free
+  threshold rule or a fixed threshold, the default's similarity made transductive over the crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
   leave-one-site-out: for each site, the candidate with the best mean F1 over the other sites' types,
@@ -251,6 +251,10 @@ SITES = {
     # the migration guide's sections).
     "commons-lang3": (None, Path("/usr/share/doc/libcommons-lang3-java/api")),
     "gio": (None, Path("/usr/share/gtk-doc/html/gio")),
+    # The same round, a third generator: Doxygen (liblog4cplus-doc 2.0.8, 451 pages: class and struct pages,
+    # their member lists, header file pages, header source listings, directory pages and the pages of one
+    # directory's dependencies on another, the member index).
+    "log4cplus": (None, Path("/usr/share/doc/liblog4cplus-dev/html")),
 }
 SITE_TYPES = {
     "python": {
@@ -296,6 +300,15 @@ SITE_TYPES = {
         "tool man pages": r"/(?:gio|gio-querymodules|gapplication-tool|gdbus|gdbus-codegen|glib-compile-resources"
         r"|glib-compile-schemas|gresource-tool|gsettings-tool)\.html$",
         "migration guide sections": r"/ch3[2-5](?:s\d+)?\.html$",
+    },
+    "log4cplus": {
+        "class pages": r"/(?:class|struct)[^/]*_1_1[^/]*(?<!-members)\.html$",
+        "member lists": r"-members\.html$",
+        "header file pages": r"_8h(?:xx)?\.html$",
+        "source listings": r"_8h(?:xx)?_source\.html$",
+        "directory pages": r"/dir_[0-9a-f]{32}\.html$",
+        "directory dependency pages": r"/dir_\d+_\d+\.html$",
+        "member index pages": r"/functions[^/]*\.html$",
     },
     "postgres": {
         "SQL commands": r"/sql-(?!commands\.html)[^/]+\.html$",
