@@ -132,7 +132,7 @@ def test_the_benchmark_scores_a_candidate_as_a_filter_would_and_cuts_it_without_
             assert min(scores[url] for url in urls[1:4]) > max(scores[url] for url in urls[4:]), name
 
 
-def test_the_benchmark_labels_javadoc_and_gtk_doc_pages_by_their_generators_url_layout():
+def test_the_benchmark_labels_javadoc_gtk_doc_and_doxygen_pages_by_their_generators_url_layout():
     from benchmarks import structure as B
 
     base = "http://site.invalid/"
@@ -154,7 +154,19 @@ def test_the_benchmark_labels_javadoc_and_gtk_doc_pages_by_their_generators_url_
         base + "ch33s02.html": "migration guide sections",
         base + "ch03.html": None,
     }
-    for site, expected in (("commons-lang3", javadoc), ("gio", gtk_doc)):
+    doxygen = {
+        base + "classlog4cplus_1_1Appender.html": "class pages",
+        base + "structlog4cplus_1_1helpers_1_1LockFile_1_1Impl.html": "class pages",
+        base + "classlog4cplus_1_1Appender-members.html": "member lists",
+        base + "appender_8h.html": "header file pages",
+        base + "appender_8h_source.html": "source listings",
+        base + "dir_15e0ad6291f54c01f72f2b7a09f5a39a.html": "directory pages",
+        base + "dir_000002_000007.html": "directory dependency pages",
+        base + "functions_func_a.html": "member index pages",
+        base + "classes.html": None,
+        base + "files.html": None,
+    }
+    for site, expected in (("commons-lang3", javadoc), ("gio", gtk_doc), ("log4cplus", doxygen)):
         types = B.site_type_targets(site, dict.fromkeys(expected, b""))
         for url, name in expected.items():
             assert [n for n, urls in types.items() if url in urls] == ([name] if name else []), url
