@@ -130,3 +130,43 @@ def test_the_benchmark_scores_a_candidate_as_a_filter_would_and_cuts_it_without_
         if spec[0] == "diffused":
             assert all(0.0 <= value <= 1.0 for value in scores.values()), name
             assert min(scores[url] for url in urls[1:4]) > max(scores[url] for url in urls[4:]), name
+
+
+def test_the_benchmark_labels_javadoc_gtk_doc_and_doxygen_pages_by_their_generators_url_layout():
+    from benchmarks import structure as B
+
+    base = "http://site.invalid/"
+    javadoc = {
+        base + "org/apache/commons/lang3/StringUtils.html": "class pages",
+        base + "org/apache/commons/lang3/tuple/Pair.html": "class pages",
+        base + "org/apache/commons/lang3/class-use/StringUtils.html": "class-use pages",
+        base + "org/apache/commons/lang3/package-summary.html": "package summaries",
+        base + "src-html/org/apache/commons/lang3/StringUtils.html": "source listings",
+        base + "org/apache/commons/lang3/package-tree.html": None,
+        base + "index-all.html": None,
+    }
+    gtk_doc = {
+        base + "GFile.html": "class pages",
+        base + "gio-Unix-Mounts.html": "function-group pages",
+        base + "gio-hierarchy.html": None,
+        base + "gio-querymodules.html": "tool man pages",
+        base + "gsettings-tool.html": "tool man pages",
+        base + "ch33s02.html": "migration guide sections",
+        base + "ch03.html": None,
+    }
+    doxygen = {
+        base + "classlog4cplus_1_1Appender.html": "class pages",
+        base + "structlog4cplus_1_1helpers_1_1LockFile_1_1Impl.html": "class pages",
+        base + "classlog4cplus_1_1Appender-members.html": "member lists",
+        base + "appender_8h.html": "header file pages",
+        base + "appender_8h_source.html": "source listings",
+        base + "dir_15e0ad6291f54c01f72f2b7a09f5a39a.html": "directory pages",
+        base + "dir_000002_000007.html": "directory dependency pages",
+        base + "functions_func_a.html": "member index pages",
+        base + "classes.html": None,
+        base + "files.html": None,
+    }
+    for site, expected in (("commons-lang3", javadoc), ("gio", gtk_doc), ("log4cplus", doxygen)):
+        types = B.site_type_targets(site, dict.fromkeys(expected, b""))
+        for url, name in expected.items():
+            assert [n for n, urls in types.items() if url in urls] == ([name] if name else []), url
