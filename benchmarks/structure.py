@@ -749,6 +749,11 @@ def main(argv: list[str] | None = None) -> int:
                 f" {row['RR min']:7.3f} {row['threshold median']:7.2f}"
             )
     if "types" in parts:
+        for name, where in SITES.items():
+            if not where[1].is_dir():
+                print(
+                    f"structure: {name} left out: {where[1]} is missing (its Debian doc package, benchmarks/README.md)"
+                )
         sites = {
             name: bodies if name == "postgres" else fetch_any_site(*where)
             for name, where in SITES.items()
