@@ -78,6 +78,19 @@ TERM_WEIGHT = 0.5
 # The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
 # a page holding fewer of the query's words than it lacks is not the page asked for.
 FOUND_SHARE = 0.5
+# A page hands its topicality down to each of its links as the chance that the link leads on to the topic;
+# a page with n links gives each 1/n of its reader's clicks, and one that links hundreds of pages (Javadoc's
+# "Index", a site map) holds the query's words because it holds every word, not because it is about them.
+# Its share is divided by 1 + ln(n / HUB_LINKS): unchanged up to the links a documentation page's own
+# navigation makes, halved at e times as many (issue 19, eighth round: tuned on Commons IO and the `tune`
+# cases, HUB_LINKS 50 and 100 alike, 200 none of the gain; measured held out in docs/benchmarks.md).
+HUB_LINKS = 100
+
+
+def hub_damped(topicality: float, links: int) -> float:
+    """The share of a page's topicality each of its `links` (distinct targets) inherits: all of it up to
+    HUB_LINKS links, less by the log of how many times more it has (HUB_LINKS' comment)."""
+    return topicality / (1 + math.log(max(1.0, links / HUB_LINKS)))
 
 
 @dataclass
@@ -272,7 +285,7 @@ class BestFirst:
             candidate.indexed, candidate.prior = True, score
 
     def _add_links(self, node: Node, page: Page, depth: int) -> None:
-        relevance = self.topicality.get(node, 0.0)
+        relevance = hub_damped(self.topicality.get(node, 0.0), len({link.target for link in page.links}))
         handed_down = relevance if relevance > 0 else INHERIT * self.inherited.get(node, 0.0)
         for link in page.links:
             if self.env.downloaded(link.target) or link.target in self.read_as_index:
