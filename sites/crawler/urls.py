@@ -76,7 +76,13 @@ def link_url(raw: str, base: str | None = None) -> str | None:
             raw = _join(anchor, raw)
             if raw is None:
                 return None
-    return _normalize_absolute(raw.partition("#")[0])
+    head, fragment, _ = raw.partition("#")
+    if fragment and head.endswith(" "):
+        # The spaces before a fragment are inside the URL (a browser strips only the ends of the whole href):
+        # cut from it alone, they would be taken for its end and stripped.
+        stripped = head.rstrip(" ")
+        head = stripped + "%20" * (len(head) - len(stripped))
+    return _normalize_absolute(head)
 
 
 @lru_cache(maxsize=100_000)

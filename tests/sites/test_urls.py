@@ -113,6 +113,13 @@ def test_the_query_orders_of_one_page_share_its_key_but_not_its_url():
     assert page_key("http://example.com/d?p=ref/x") != page_key("http://example.com/d?p=ref/y")
 
 
+def test_spaces_before_a_fragment_stay_in_the_url_as_a_browser_keeps_them():
+    assert link_url("http://example.com/ #top") == "http://example.com/%20"
+    assert link_url("http://example.com/a?q=1  #x") == "http://example.com/a?q=1%20%20"
+    assert page_key("http://example.com/ #top") == page_key(link_url("http://example.com/ #top"))
+    assert link_url("  http://example.com/a  ") == "http://example.com/a"  # the ends of the href: stripped
+
+
 # Property-based: URLs of the kinds pages write, including what a server may read literally.
 _UNRESERVED = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
 _segment = st.text(alphabet=_UNRESERVED + "!$'()*,;:@%+é ", max_size=12)
