@@ -11,6 +11,8 @@ from watch.models import AlertSubscription, Schedule
 
 
 class ScheduleForm(forms.ModelForm):
+    """The site's schedule; a site with none saved shows it off, as the panel above the form says."""
+
     hour = forms.IntegerField(min_value=0, max_value=23, initial=3, help_text="UTC.")
     minute = forms.IntegerField(min_value=0, max_value=59, initial=0)
     cron = forms.CharField(
@@ -28,6 +30,13 @@ class ScheduleForm(forms.ModelForm):
             "enabled": "Re-crawl on this schedule",
             "analyses": "Run decay and page types after each crawl",
         }
+        help_texts = {"analyses": ""}  # the label says it all
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            self.initial["enabled"] = False
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -40,6 +49,8 @@ class ScheduleForm(forms.ModelForm):
 
 
 class AlertForm(forms.ModelForm):
+    """The user's alerts for a site; a user who never saved any gets none, and the form shows them all off."""
+
     webhook_url = forms.CharField(
         required=False,
         max_length=2000,
@@ -52,6 +63,12 @@ class AlertForm(forms.ModelForm):
         model = AlertSubscription
         fields = ["email", "webhook_url", "even_when_unchanged"]
         labels = {"email": "Email me", "even_when_unchanged": "Even when nothing got worse"}
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            self.initial["email"] = False
 
     def clean_webhook_url(self) -> str:
         url = self.cleaned_data["webhook_url"].strip()

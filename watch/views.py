@@ -42,7 +42,11 @@ def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     if form.is_valid():
         fields = {name: form.cleaned_data[name] for name in ScheduleForm.Meta.fields}
         schedule = schedule_save(site=site, **fields)
-        state = f"next crawl {schedule.next_run_at:%d %b %Y, %H:%M} UTC" if schedule.enabled else "off"
+        state = (
+            f"next crawl {schedule.next_run_at:%d %b %Y, %H:%M} UTC"
+            if schedule.enabled
+            else 'off (tick "Re-crawl on this schedule" to turn it on)'
+        )
         messages.success(request, f"Schedule saved: {state}.")
     else:
         errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sites.models import Crawl
@@ -24,6 +26,38 @@ def test_the_site_page_shows_the_schedule_and_alert_forms_to_its_owner(signed_in
     page = signed_in.get(f"/sites/{site.pk}/").content.decode()
     assert 'id="watch"' in page and "Save schedule" in page and "Save alerts" in page
     assert "Trends and" in page
+
+
+def _checkbox(page: str, name: str) -> str:
+    return re.search(rf'<input type="checkbox" name="{name}"[^>]*>', page).group(0)
+
+
+def test_a_site_never_scheduled_shows_its_schedule_and_the_users_alerts_off(signed_in, site):
+    page = signed_in.get(f"/sites/{site.pk}/").content.decode()
+    assert "Not re-crawled on a schedule" in page
+    assert "checked" not in _checkbox(page, "enabled")
+    assert "checked" not in _checkbox(page, "email")
+    assert "You get no alerts for this site" in page
+
+
+def test_a_saved_schedule_and_alerts_show_as_saved(signed_in, site):
+    signed_in.post(
+        f"/watch/sites/{site.pk}/schedule",
+        {"enabled": "on", "frequency": "daily", "hour": "4", "minute": "30", "weekday": "0"},
+    )
+    signed_in.post(f"/watch/sites/{site.pk}/alerts", {"email": "on"})
+    page = signed_in.get(f"/sites/{site.pk}/").content.decode()
+    assert "checked" in _checkbox(page, "enabled") and "checked" in _checkbox(page, "email")
+    assert "You get no alerts" not in page
+
+
+def test_saving_a_schedule_left_off_says_how_to_turn_it_on(signed_in, site):
+    answer = signed_in.post(
+        f"/watch/sites/{site.pk}/schedule",
+        {"frequency": "weekly", "hour": "4", "minute": "30", "weekday": "2"},
+        follow=True,
+    )
+    assert "Schedule saved: off (tick &quot;Re-crawl on this schedule&quot; to turn it on)" in answer.content.decode()
 
 
 def test_the_owner_schedules_a_site_daily_and_a_bad_cron_is_refused_clearly(signed_in, site):
