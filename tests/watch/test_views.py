@@ -57,7 +57,10 @@ def test_saving_a_schedule_left_off_says_how_to_turn_it_on(signed_in, site):
         {"frequency": "weekly", "hour": "4", "minute": "30", "weekday": "2"},
         follow=True,
     )
-    assert "Schedule saved: off (tick &quot;Re-crawl on this schedule&quot; to turn it on)" in answer.content.decode()
+    assert (
+        "Schedule saved: off (tick &quot;Re-crawl on this schedule&quot; to turn it on)"
+        in answer.content.decode()
+    )
 
 
 def test_the_owner_schedules_a_site_daily_and_a_bad_cron_is_refused_clearly(signed_in, site):
