@@ -6,6 +6,7 @@ from urllib.parse import urlsplit
 
 from django import forms
 
+from sites.models import Site
 from watch.cron import CronError, cron_parse
 from watch.models import AlertSubscription, Schedule
 
@@ -77,3 +78,12 @@ class AlertForm(forms.ModelForm):
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise forms.ValidationError("A webhook URL is an http:// or https:// URL with a host.")
         return url
+
+
+# Where a refused form's input waits for the site's page (sites.kept_input).
+def schedule_input_key(site: Site) -> str:
+    return f"watch-schedule:{site.pk}"
+
+
+def alerts_input_key(site: Site) -> str:
+    return f"watch-alerts:{site.pk}"

@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from checks.compare import LIST_CAP, CompareError, crawl_compare, crawl_compare_default
 from sites.access import can_manage
+from sites.kept_input import input_keep
 from sites.models import Crawl, Site
-from watch.forms import AlertForm, ScheduleForm
+from watch.forms import AlertForm, ScheduleForm, alerts_input_key, schedule_input_key
 from watch.models import AlertSubscription
 from watch.selectors import alert_subscription, finished_crawls, site_schedule
 from watch.services.alerts import alerts_save
@@ -51,6 +52,7 @@ def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     else:
         errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
         messages.error(request, f"The schedule was not saved: {errors}")
+        input_keep(request, schedule_input_key(site), form)
     return redirect(_watch_url(site))
 
 
@@ -68,6 +70,7 @@ def alerts_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     else:
         errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
         messages.error(request, f"Your alerts were not saved: {errors}")
+        input_keep(request, alerts_input_key(site), form)
     return redirect(_watch_url(site))
 
 

@@ -95,6 +95,25 @@ def test_the_owner_schedules_a_site_daily_and_a_bad_cron_is_refused_clearly(sign
     assert Schedule.objects.get(site=site).frequency == "daily"
 
 
+def test_a_refused_schedule_or_alert_comes_back_as_typed_with_its_error(signed_in, site):
+    signed_in.post(
+        f"/watch/sites/{site.pk}/schedule",
+        {
+            "enabled": "on",
+            "frequency": "cron",
+            "hour": "4",
+            "minute": "30",
+            "weekday": "0",
+            "cron": "* * * * *",
+        },
+    )
+    signed_in.post(f"/watch/sites/{site.pk}/alerts", {"email": "on", "webhook_url": "ftp://hooks.example/"})
+    page = signed_in.get(f"/sites/{site.pk}/").content.decode()
+    assert 'value="* * * * *"' in page and "checked" in _checkbox(page, "enabled")
+    assert 'value="ftp://hooks.example/"' in page and "A webhook URL is an http://" in page
+    assert not Schedule.objects.exists() and not AlertSubscription.objects.exists()
+
+
 def test_a_user_the_site_is_shared_with_chooses_alerts_but_cannot_change_the_schedule(client, site):
     member = make_user("member")
     site_share(site=site, username="member")
