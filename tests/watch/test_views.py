@@ -9,7 +9,7 @@ import pytest
 from sites.models import Crawl
 from sites.services.crawls import crawl_run, crawl_start
 from sites.services.sites import site_create, site_share
-from tests.sites.factories import make_user
+from tests.sites.factories import make_crawl, make_user
 from tests.sites.recrawl_site import ValidatingSite
 from tests.sites.sitebuilder import html
 from watch.models import AlertSubscription, Schedule
@@ -137,6 +137,13 @@ def test_a_stranger_sees_nothing_of_a_site_it_cannot_see(client, site):
     for url in (f"/watch/sites/{site.pk}/changes", f"/watch/sites/{site.pk}/alerts"):
         method = client.get if url.endswith("changes") else client.post
         assert method(url).status_code == 404
+
+
+def test_what_changed_with_one_finished_crawl_offers_no_comparison_and_says_what_to_do(signed_in, site):
+    make_crawl(site)
+    page = signed_in.get(f"/watch/sites/{site.pk}/changes").content.decode()
+    assert "Compare" not in page and 'name="old"' not in page
+    assert "it has one" in page and f'href="/sites/{site.pk}/"' in page
 
 
 def test_what_changed_compares_the_newest_crawl_with_the_one_before_or_any_two(signed_in, owner, httpserver):
