@@ -74,9 +74,9 @@ def test_a_find_a_page_refused_by_its_parameters_keeps_the_query(signed_in, owne
 
 def test_the_analysis_forms_show_their_help(signed_in, owner):
     site = make_site(owner=owner, url="http://127.0.0.1:9/")
-    assert "The words of the page you are after." in body(
-        signed_in.get(reverse("sites:detail", args=[site.pk]))
-    )
+    page = body(signed_in.get(reverse("sites:detail", args=[site.pk])))
+    assert "The words of the page you are after." in page
+    assert "BESTFIRST: webaudit&#x27;s finder" in page and "LS: the lost sheep</option>" in page
 
 
 def test_an_unfinished_crawl_cannot_be_analysed(signed_in, owner, pagecount_kind):
