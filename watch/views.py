@@ -27,6 +27,14 @@ def _visible_site(request: HttpRequest, site_id: int) -> Site:
     return get_object_or_404(Site.objects.visible_to(request.user).select_related("owner"), pk=site_id)
 
 
+def _errors_named(form) -> str:
+    """The form's errors, each after its field's label (as the form shows it), for the message above the page."""
+    return "; ".join(
+        f"{form[field].label if field in form.fields else 'form'}: {' '.join(errors)}"
+        for field, errors in form.errors.items()
+    )
+
+
 def _watch_url(site: Site) -> str:
     from django.urls import reverse
 
@@ -50,7 +58,7 @@ def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
         )
         messages.success(request, f"Schedule saved: {state}.")
     else:
-        errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
+        errors = _errors_named(form)
         messages.error(request, f"The schedule was not saved: {errors}")
         input_keep(request, schedule_input_key(site), form)
     return redirect(_watch_url(site))
@@ -68,7 +76,7 @@ def alerts_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
         )
         messages.success(request, "Your alerts for this site are saved.")
     else:
-        errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
+        errors = _errors_named(form)
         messages.error(request, f"Your alerts were not saved: {errors}")
         input_keep(request, alerts_input_key(site), form)
     return redirect(_watch_url(site))

@@ -91,6 +91,7 @@ def test_the_owner_schedules_a_site_daily_and_a_bad_cron_is_refused_clearly(sign
         },
         follow=True,
     )
+    assert "The schedule was not saved: Cron expression: " in answer.content.decode()
     assert "once an hour" in answer.content.decode()
     assert Schedule.objects.get(site=site).frequency == "daily"
 
@@ -112,6 +113,15 @@ def test_a_refused_schedule_or_alert_comes_back_as_typed_with_its_error(signed_i
     assert 'value="* * * * *"' in page and "checked" in _checkbox(page, "enabled")
     assert 'value="ftp://hooks.example/"' in page and "A webhook URL is an http://" in page
     assert not Schedule.objects.exists() and not AlertSubscription.objects.exists()
+
+
+def test_a_refused_schedule_names_each_field_as_the_form_labels_it(signed_in, site):
+    answer = signed_in.post(
+        f"/watch/sites/{site.pk}/schedule",
+        {"enabled": "on", "frequency": "daily", "hour": "25", "minute": "0", "weekday": "0"},
+        follow=True,
+    )
+    assert "The schedule was not saved: Hour: " in answer.content.decode()
 
 
 def test_a_user_the_site_is_shared_with_chooses_alerts_but_cannot_change_the_schedule(client, site):
