@@ -79,6 +79,12 @@ def test_the_analysis_forms_show_their_help(signed_in, owner):
     assert "BESTFIRST: webaudit&#x27;s finder" in page and "LS: the lost sheep</option>" in page
 
 
+def test_the_crawl_pages_analysis_forms_speak_to_the_user_not_of_the_repository(signed_in, crawl):
+    page = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk])))
+    assert "Template page URLs, one a line." in page and "the URLs you expect to match" in page
+    assert "docs/" not in page and "For PR/RR" not in page
+
+
 def test_an_unfinished_crawl_cannot_be_analysed(signed_in, owner, pagecount_kind):
     running = make_crawl(make_site(owner=owner), status=Crawl.Status.RUNNING)
     response = signed_in.post(
