@@ -252,5 +252,11 @@ def test_any_uploaded_ce_file_gets_its_report_and_a_bad_one_its_reason(signed_in
     assert "Choose a .ce file" in body(signed_in.post(url, {}))
 
 
+def test_the_upload_page_shows_a_refused_file_as_an_error_and_names_no_repository_path(signed_in):
+    url = reverse("mwim:report-upload")
+    assert "docs/" not in body(signed_in.get(url))
+    assert '<p class="alert alert-error" role="alert">Choose a .ce file' in body(signed_in.post(url, {}))
+
+
 def test_the_upload_report_needs_a_login(client):
     assert client.get(reverse("mwim:report-upload")).status_code == 302
