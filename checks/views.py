@@ -18,6 +18,7 @@ from checks.jobs import JobInputError, job_cancel, job_kind, job_report_json, jo
 from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
 from sites.access import can_manage
+from sites.kept_input import input_keep
 from sites.models import Site
 from sites.services.dashboard import crawls_visible_to
 
@@ -104,6 +105,7 @@ def job_start_view(request: HttpRequest, kind: str, target_id: int) -> HttpRespo
         for field, errors in form.errors.items():
             label = form.fields[field].label if field in form.fields else ""
             messages.error(request, f"{spec.label}: {label + ': ' if label else ''}{' '.join(errors)}")
+        input_keep(request, spec.form_input_key(target_id), form)
         return back
     try:
         job = job_start(
@@ -115,5 +117,7 @@ def job_start_view(request: HttpRequest, kind: str, target_id: int) -> HttpRespo
         )
     except JobInputError as exc:
         messages.error(request, f"{spec.label}: {exc}")
+        if form is not None:
+            input_keep(request, spec.form_input_key(target_id), form)
         return back
     return redirect("checks:job", job.pk)

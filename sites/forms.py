@@ -80,6 +80,10 @@ class SiteForm(forms.ModelForm):
             self.fields[name].help_text = f"Leave blank for the default ({default})."
             self.fields[name].widget.attrs["placeholder"] = str(default)
         self.fields["name"].help_text = "Optional; the URL is shown when empty."
+        self.fields["external_cache_hours"].help_text = (
+            "How long your later crawls reuse an external link's verdict instead of checking it again; 0 checks "
+            "every time. " + self.fields["external_cache_hours"].help_text
+        )
         for name in ("include_patterns", "exclude_patterns"):
             self.fields[
                 name

@@ -201,6 +201,11 @@ def _settings_summary(site: Site) -> list[tuple[str, object, bool]]:
         ("Max depth", site.max_depth, settings.WEBAUDIT_CRAWL_MAX_DEPTH),
         ("Concurrent requests", site.concurrency, settings.WEBAUDIT_CRAWL_CONCURRENCY),
         ("Delay between requests (s)", site.delay, settings.WEBAUDIT_CRAWL_DELAY),
+        (
+            "Reuse external verdicts (hours)",
+            site.external_cache_hours,
+            settings.WEBAUDIT_EXTERNAL_CACHE_HOURS,
+        ),
     ]
     return [(label, default if value is None else value, value is None) for label, value, default in rows]
 

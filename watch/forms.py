@@ -6,11 +6,14 @@ from urllib.parse import urlsplit
 
 from django import forms
 
+from sites.models import Site
 from watch.cron import CronError, cron_parse
 from watch.models import AlertSubscription, Schedule
 
 
 class ScheduleForm(forms.ModelForm):
+    """The site's schedule; a site with none saved shows it off, as the panel above the form says."""
+
     hour = forms.IntegerField(min_value=0, max_value=23, initial=3, help_text="UTC.")
     minute = forms.IntegerField(min_value=0, max_value=59, initial=0)
     cron = forms.CharField(
@@ -28,6 +31,13 @@ class ScheduleForm(forms.ModelForm):
             "enabled": "Re-crawl on this schedule",
             "analyses": "Run decay and page types after each crawl",
         }
+        help_texts = {"analyses": ""}  # the label says it all
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            self.initial["enabled"] = False
 
     def clean(self) -> dict:
         cleaned = super().clean()
@@ -40,6 +50,8 @@ class ScheduleForm(forms.ModelForm):
 
 
 class AlertForm(forms.ModelForm):
+    """The user's alerts for a site; a user who never saved any gets none, and the form shows them all off."""
+
     webhook_url = forms.CharField(
         required=False,
         max_length=2000,
@@ -53,6 +65,12 @@ class AlertForm(forms.ModelForm):
         fields = ["email", "webhook_url", "even_when_unchanged"]
         labels = {"email": "Email me", "even_when_unchanged": "Even when nothing got worse"}
 
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        if self.instance.pk is None:
+            self.initial["email"] = False
+
     def clean_webhook_url(self) -> str:
         url = self.cleaned_data["webhook_url"].strip()
         if url:
@@ -60,3 +78,12 @@ class AlertForm(forms.ModelForm):
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise forms.ValidationError("A webhook URL is an http:// or https:// URL with a host.")
         return url
+
+
+# Where a refused form's input waits for the site's page (sites.kept_input).
+def schedule_input_key(site: Site) -> str:
+    return f"watch-schedule:{site.pk}"
+
+
+def alerts_input_key(site: Site) -> str:
+    return f"watch-alerts:{site.pk}"

@@ -11,8 +11,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from checks.compare import LIST_CAP, CompareError, crawl_compare, crawl_compare_default
 from sites.access import can_manage
+from sites.kept_input import input_keep
 from sites.models import Crawl, Site
-from watch.forms import AlertForm, ScheduleForm
+from watch.forms import AlertForm, ScheduleForm, alerts_input_key, schedule_input_key
 from watch.models import AlertSubscription
 from watch.selectors import alert_subscription, finished_crawls, site_schedule
 from watch.services.alerts import alerts_save
@@ -24,6 +25,14 @@ CRAWLS_OFFERED = 100
 
 def _visible_site(request: HttpRequest, site_id: int) -> Site:
     return get_object_or_404(Site.objects.visible_to(request.user).select_related("owner"), pk=site_id)
+
+
+def _errors_named(form) -> str:
+    """The form's errors, each after its field's label (as the form shows it), for the message above the page."""
+    return "; ".join(
+        f"{form[field].label if field in form.fields else 'form'}: {' '.join(errors)}"
+        for field, errors in form.errors.items()
+    )
 
 
 def _watch_url(site: Site) -> str:
@@ -42,11 +51,16 @@ def schedule_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
     if form.is_valid():
         fields = {name: form.cleaned_data[name] for name in ScheduleForm.Meta.fields}
         schedule = schedule_save(site=site, **fields)
-        state = f"next crawl {schedule.next_run_at:%d %b %Y, %H:%M} UTC" if schedule.enabled else "off"
+        state = (
+            f"next crawl {schedule.next_run_at:%d %b %Y, %H:%M} UTC"
+            if schedule.enabled
+            else 'off (tick "Re-crawl on this schedule" to turn it on)'
+        )
         messages.success(request, f"Schedule saved: {state}.")
     else:
-        errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
+        errors = _errors_named(form)
         messages.error(request, f"The schedule was not saved: {errors}")
+        input_keep(request, schedule_input_key(site), form)
     return redirect(_watch_url(site))
 
 
@@ -62,8 +76,9 @@ def alerts_save_view(request: HttpRequest, site_id: int) -> HttpResponse:
         )
         messages.success(request, "Your alerts for this site are saved.")
     else:
-        errors = "; ".join(f"{field}: {' '.join(errs)}" for field, errs in form.errors.items())
+        errors = _errors_named(form)
         messages.error(request, f"Your alerts were not saved: {errors}")
+        input_keep(request, alerts_input_key(site), form)
     return redirect(_watch_url(site))
 
 

@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "webaudit.method_not_allowed.MethodNotAllowedPage",
 ]
 
 ROOT_URLCONF = "webaudit.urls"

@@ -56,6 +56,10 @@ class JobKind:
     targets_panel: Callable[[Any, Any], dict | None] | None = None
     targets_panel_template: str = ""
 
+    def form_input_key(self, target_id: int) -> str:
+        """Where a refused start form's input waits for the target's page (sites.kept_input)."""
+        return f"job-start:{self.name}:{target_id}"
+
 
 class UnknownKind(LookupError):
     pass

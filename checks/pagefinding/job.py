@@ -10,7 +10,7 @@ from checks.jobs.context import JobContext, JobError
 from checks.jobs.scratch import scratch_delete, scratch_load_all, scratch_save
 from checks.models import AnalysisJob
 
-from .algorithms import DEFAULT_ALGORITHM
+from .algorithms import ALGORITHMS, DEFAULT_ALGORITHM
 from .environment import Environment
 from .live import StartError
 from .records import SearchPaused
@@ -28,8 +28,11 @@ class FindPageForm(forms.Form):
         max_length=2000,
         widget=forms.TextInput(attrs={"placeholder": "the site's start page"}),
     )
+    # The names alone (LS2F, SIMDEG) say nothing to a site owner; the registry says what each one is.
     algorithm = forms.ChoiceField(
-        choices=[(name, name) for name in LIVE_ALGORITHMS], initial=DEFAULT_ALGORITHM
+        choices=[(name, f"{name}: {ALGORITHMS[name].description}") for name in LIVE_ALGORITHMS],
+        initial=DEFAULT_ALGORITHM,
+        help_text=f"{DEFAULT_ALGORITHM} is webaudit's own; the others are the published methods it is compared with.",
     )
     max_downloads = forms.IntegerField(
         label="Download budget", min_value=1, max_value=MAX_BUDGET, initial=DEFAULT_BUDGET

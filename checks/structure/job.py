@@ -38,7 +38,11 @@ class FilterForm(forms.Form):
         choices=list(RELATION_LABELS.items()), initial="default", label="Compare nodes by"
     )
     threshold = forms.FloatField(required=False, min_value=0, max_value=1, help_text="Empty: calibrated.")
-    target_pattern = forms.CharField(required=False, label="Targets (URL regex)", help_text="For PR/RR.")
+    target_pattern = forms.CharField(
+        required=False,
+        label="Targets (URL regex)",
+        help_text="Optional: the URLs you expect to match; the result then scores its precision (PR) and recall (RR).",
+    )
 
 
 def filter_clean(crawl, raw: dict) -> dict:
@@ -90,7 +94,7 @@ FILTER = JobKind(
     form=FilterForm,
     result_template="checks/structure/filter_result.html",
     result_context=filter_result_context,
-    description="Pages whose structure matches template pages (docs/structure.md).",
+    description="The pages built like the example pages you give: the same template, the same kind of page.",
 )
 
 PAGETYPES = JobKind(

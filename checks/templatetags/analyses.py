@@ -9,10 +9,19 @@ from checks.jobs import job_kind, job_kinds
 from checks.jobs.kinds import UnknownKind
 from checks.models import AnalysisJob
 from sites.access import can_manage
+from sites.kept_input import input_take
 
 register = template.Library()
 
 JOBS_LISTED = 10  # the newest jobs of a crawl or site shown on its page; older ones are in the admin
+
+
+def _start_form(request, kind, target):
+    """The kind's start form, bound again to the input a refused start left (checks.views.job_start_view)."""
+    if kind.form is None:
+        return None
+    kept = input_take(request, kind.form_input_key(target.pk))
+    return kind.form(kept) if kept is not None else kind.form()
 
 
 def _analyses(context, scope: str, jobs, target) -> dict:
@@ -25,7 +34,7 @@ def _analyses(context, scope: str, jobs, target) -> dict:
         "scope": scope,
         "target": target,
         "jobs": list(jobs.select_related("requested_by")[:JOBS_LISTED]),
-        "kinds": [(kind, kind.form() if kind.form else None) for kind in kinds],
+        "kinds": [(kind, _start_form(request, kind, target)) for kind in kinds],
         "can_manage": can_manage(request.user, site),
         "startable": scope == "site" or target.status == "finished",
     }

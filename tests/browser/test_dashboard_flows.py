@@ -320,3 +320,31 @@ def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
     assert answer in page.locator(".alert-success").inner_text()
     first = page.locator("#findpage-candidates tbody tr").first
     assert answer in first.inner_text() and first.locator("td.num").inner_text()
+
+
+def test_a_decay_result_with_long_urls_fits_a_phone(browser, live_server, owner, artifacts):
+    from checks.jobs import job_run, job_start
+
+    site = make_site(owner=owner, url="https://example.com/")
+    crawl = make_crawl(site)
+    html = {"content_type": "text/html; charset=utf-8"}
+    # No hyphen to break at: a browser breaks a URL at "-" but not at "/" or ".".
+    long = "https://example.com/library/" + "importlib.metadata." * 4 + "html"
+    home = make_page(crawl, "https://example.com/", **html)
+    deep = make_page(crawl, long, **html)
+    dead = make_page(crawl, long + "?gone", 404)
+    make_link(home, deep)
+    make_link(deep, dead)
+    job = job_run(job=job_start(kind="decay", crawl=crawl, parameters={}, enqueue=False))
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", owner.username)
+    page.fill("input[name=password]", "pw-" + owner.username)
+    page.click("button[type=submit]")
+    for name, path in (("job", f"/checks/jobs/{job.pk}/"), ("crawl", f"/sites/crawls/{crawl.pk}/")):
+        page.goto(live_server.url + path)
+        page.wait_for_selector("#most-decayed")
+        page.screenshot(path=str(artifacts / f"decay-{name}-390.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
+    context.close()

@@ -47,6 +47,44 @@ def test_an_invalid_form_starts_nothing_and_says_why(signed_in, crawl, pagecount
     assert "Pages a chunk: Ensure this value is greater than or equal to 1." in body(response)
 
 
+def test_a_refused_form_comes_back_with_what_was_typed_and_its_error_once(signed_in, crawl, pagecount_kind):
+    crawl_page = reverse("sites:crawl", args=[crawl.pk])
+    signed_in.post(reverse("checks:job-start", args=[pagecount_kind, crawl.pk]), {"chunk": "-4"})
+    page = body(signed_in.get(crawl_page))
+    assert 'name="chunk" value="-4"' in page and "greater than or equal to 1" in page
+    assert 'name="chunk" value="2"' in body(signed_in.get(crawl_page))  # a fresh form the next time
+
+
+def test_a_find_a_page_refused_by_its_parameters_keeps_the_query(signed_in, owner):
+    site = make_site(owner=owner, url="http://127.0.0.1:9/")
+    response = signed_in.post(
+        reverse("checks:job-start", args=["findpage", site.pk]),
+        {
+            "query": "installing packages",
+            "start_url": "http://elsewhere.example/",
+            "algorithm": "BESTFIRST",
+            "max_downloads": "50",
+        },
+        follow=True,
+    )
+    page = body(response)
+    assert not AnalysisJob.objects.exists() and "is not on the site" in page
+    assert 'value="installing packages"' in page and 'value="http://elsewhere.example/"' in page
+
+
+def test_the_analysis_forms_show_their_help(signed_in, owner):
+    site = make_site(owner=owner, url="http://127.0.0.1:9/")
+    page = body(signed_in.get(reverse("sites:detail", args=[site.pk])))
+    assert "The words of the page you are after." in page
+    assert "BESTFIRST: webaudit&#x27;s finder" in page and "LS: the lost sheep</option>" in page
+
+
+def test_the_crawl_pages_analysis_forms_speak_to_the_user_not_of_the_repository(signed_in, crawl):
+    page = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk])))
+    assert "Template page URLs, one a line." in page and "the URLs you expect to match" in page
+    assert "docs/" not in page and "For PR/RR" not in page
+
+
 def test_an_unfinished_crawl_cannot_be_analysed(signed_in, owner, pagecount_kind):
     running = make_crawl(make_site(owner=owner), status=Crawl.Status.RUNNING)
     response = signed_in.post(

@@ -14,6 +14,7 @@ from django.utils import timezone
 from mwim.ce import decode
 from mwim.models import ContentExtractFile, MwimSite
 from mwim.services import push_token_rotate
+from sites.services.sites import site_share
 from tests.mwim.factories import ce_bytes, make_mwim_site
 from tests.sites.factories import body, make_site, make_user
 
@@ -155,6 +156,18 @@ def test_the_owner_registers_and_sees_verification_instructions(signed_in, owner
     assert f'content="{token}"' in text.replace("&quot;", '"') and "webaudit-mwim-verification.txt" in text
 
 
+def test_an_unregistered_site_says_what_registering_does_and_who_may(signed_in, owner, client):
+    site = make_site(owner)
+    page = body(signed_in.get(reverse("mwim:site", args=[site.pk])))
+    assert "builds its content extracts after each crawl" in page and "Register for MWIM" in page
+    assert "docs/mwim.md" not in page  # a path in the repository means nothing to a site owner
+    reader = make_user()
+    site_share(site=site, username=reader.username)
+    client.force_login(reader)
+    page = body(client.get(reverse("mwim:site", args=[site.pk])))
+    assert "Only its owner can register it." in page and "Register for MWIM" not in page
+
+
 def test_another_user_cannot_see_or_manage_the_mwim_page(client, owner):
     mwim_site, _ = published(owner)
     client.force_login(make_user())
@@ -237,6 +250,12 @@ def test_any_uploaded_ce_file_gets_its_report_and_a_bad_one_its_reason(signed_in
     bad = SimpleUploadedFile("b.ce", b"MWCE\\x02garbage")
     assert "cannot be read" in body(signed_in.post(url, {"file": bad}))
     assert "Choose a .ce file" in body(signed_in.post(url, {}))
+
+
+def test_the_upload_page_shows_a_refused_file_as_an_error_and_names_no_repository_path(signed_in):
+    url = reverse("mwim:report-upload")
+    assert "docs/" not in body(signed_in.get(url))
+    assert '<p class="alert alert-error" role="alert">Choose a .ce file' in body(signed_in.post(url, {}))
 
 
 def test_the_upload_report_needs_a_login(client):

@@ -3,6 +3,7 @@ unshare it. Only its owner may."""
 
 from __future__ import annotations
 
+import lxml.html
 import pytest
 from django.urls import reverse
 
@@ -36,6 +37,26 @@ def test_the_owner_edits_a_sites_settings(signed_in, site):
         200,
         False,
     )
+
+
+def _as_submitted(page: str) -> dict:
+    """What a browser sends back for the page's form left as it is: each field as rendered."""
+    form = next(form for form in lxml.html.fromstring(page).forms if "url" in form.fields)
+    return {name: value for name, value in form.form_values() if name != "csrfmiddlewaretoken"}
+
+
+def test_saving_the_settings_form_unchanged_changes_no_setting(signed_in, site):
+    Site.objects.filter(pk=site.pk).update(external_cache_hours=0, delay=1.5)
+    page = signed_in.get(reverse("sites:edit", args=[site.pk])).content.decode()
+    assert signed_in.post(reverse("sites:edit", args=[site.pk]), _as_submitted(page)).status_code == 302
+    site.refresh_from_db()
+    assert (site.external_cache_hours, site.delay, site.max_pages) == (0, 1.5, 50)
+
+
+def test_the_site_page_lists_how_long_external_verdicts_are_reused(signed_in, site):
+    Site.objects.filter(pk=site.pk).update(external_cache_hours=6)
+    page = signed_in.get(reverse("sites:detail", args=[site.pk])).content.decode()
+    assert "<dt>Reuse external verdicts (hours)</dt><dd>6.0</dd>" in page
 
 
 def test_an_invalid_setting_is_refused_and_nothing_changes(signed_in, site):

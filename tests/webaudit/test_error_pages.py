@@ -17,6 +17,16 @@ def test_a_missing_page_is_the_dashboards_styled_404(signed_in, settings):
     assert "This page does not exist" in html and "app.css" in html and "Back to your sites" in html
 
 
+def test_a_forms_address_opened_in_the_browser_says_what_it_is_instead_of_a_blank_page(signed_in, owner):
+    from tests.sites.factories import make_site
+
+    site = make_site(owner=owner)
+    response = signed_in.get(reverse("sites:share", args=[site.pk]))
+    assert response.status_code == 405 and response["Allow"] == "POST"
+    html = response.content.decode()
+    assert "This address only takes a form" in html and "app.css" in html and "Back to your sites" in html
+
+
 def test_a_server_error_is_a_styled_500_that_needs_no_request(settings):
     from django.template.loader import render_to_string
 

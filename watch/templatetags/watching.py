@@ -5,7 +5,8 @@ from __future__ import annotations
 from django import template
 
 from sites.access import can_manage
-from watch.forms import AlertForm, ScheduleForm
+from sites.kept_input import input_take
+from watch.forms import AlertForm, ScheduleForm, alerts_input_key, schedule_input_key
 from watch.selectors import alert_subscription, site_schedule, webhook_deliveries
 from watch.services.trends import site_trend, trend_charts
 
@@ -28,8 +29,12 @@ def site_watch(context, site) -> dict:
         "site": site,
         "can_manage": manages,
         "schedule": schedule,
-        "schedule_form": ScheduleForm(instance=schedule) if manages else None,
-        "alert_form": AlertForm(instance=subscription),
+        "schedule_form": (
+            ScheduleForm(input_take(request, schedule_input_key(site)), instance=schedule)
+            if manages
+            else None
+        ),
+        "alert_form": AlertForm(input_take(request, alerts_input_key(site)), instance=subscription),
         "subscription": subscription,
         "deliveries": webhook_deliveries(site=site, user=user, limit=DELIVERIES_LISTED),
         "charts": trend_charts(trend) if len(trend) > 1 else [],

@@ -169,6 +169,21 @@ def test_the_site_page_offers_the_form_and_the_result_page_shows_path_log_and_hi
     assert f"{report['candidates'][0]['score']:.3f}" in shown
 
 
+@pytest.mark.parametrize(
+    ("parameters", "next_step"),
+    [
+        ({"query": "income tax form", "max_downloads": 2}, "run it again with a larger download budget"),
+        ({"query": "lighthouse keeper"}, "Try other words, or start nearer the page."),
+    ],
+)
+def test_a_search_that_finds_nothing_says_what_to_try_next(client, httpserver, parameters, next_step):
+    site = make_site(url=serve_town_hall(httpserver))
+    job = job_run(job=job_start(kind="findpage", site=site, parameters=parameters, enqueue=False))
+    client.force_login(site.owner)
+    page = body(client.get(reverse("checks:job", args=[job.pk])))
+    assert "Not found" in page and next_step in page
+
+
 def test_a_stranger_cannot_start_a_search_on_a_site(client, httpserver):
     site = make_site(url=serve_town_hall(httpserver))
     client.force_login(make_user("mallory"))
