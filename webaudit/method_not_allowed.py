@@ -18,5 +18,6 @@ class MethodNotAllowedPage:
         if response.status_code != 405 or request.method != "GET" or response.content:
             return response
         page = render(request, "405.html", status=405)
-        page["Allow"] = response["Allow"]
+        if response.has_header("Allow"):
+            page["Allow"] = response["Allow"]
         return page
