@@ -196,9 +196,10 @@ class BestFirst:
 
     def complete(self, page: Page) -> bool:
         """A page whose title is the query (less the site's common title words) ends the search; a page
-        without a title, once it holds the whole query."""
+        without a title, once it holds the whole query, on a generated graph only (`pages_titled`: on a live
+        site an untitled page holding the words is weighed with the others, by the stopping rule)."""
         if not page.title_terms:
-            return self.wanted <= page.term_set
+            return not self.env.pages_titled and self.wanted <= page.term_set
         titled = frozenset(page.title_terms)
         return self.wanted <= titled and titled - self.sitewide() <= self.wanted
 
