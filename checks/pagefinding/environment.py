@@ -76,6 +76,10 @@ class Environment:
     """Counts every distinct download, keeps the log, enforces the budget and remembers how each page was
     reached. A page downloaded twice costs one download: the second read comes from memory."""
 
+    # A generated graph's pages have no titles, so one holding the whole query is the page; a live site's pages
+    # have titles, and one without (a Doxygen page, a frame) is only a page holding the words.
+    pages_titled = False
+
     def __init__(self, start: Node, *, max_downloads: int | None = None) -> None:
         self.start = start
         self.max_downloads = max_downloads

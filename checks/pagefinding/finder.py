@@ -78,12 +78,13 @@ TERM_WEIGHT = 0.5
 # The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
 # a page holding fewer of the query's words than it lacks is not the page asked for.
 FOUND_SHARE = 0.5
-# A page hands its topicality down to each of its links as the chance that the link leads on to the topic;
-# a page with n links gives each 1/n of its reader's clicks, and one that links hundreds of pages (Javadoc's
-# "Index", a site map) holds the query's words because it holds every word, not because it is about them.
-# Its share is divided by 1 + ln(n / HUB_LINKS): unchanged up to the links a documentation page's own
-# navigation makes, halved at e times as many (issue 19, eighth round: tuned on Commons IO and the `tune`
-# cases, HUB_LINKS 50 and 100 alike, 200 none of the gain; measured held out in docs/benchmarks.md).
+# A page hands its topicality (how much it is about the query: BestFirst.read) down to each of its links
+# as the chance that the link leads on to the topic; a page with n links gives each 1/n of its reader's
+# clicks, and one that links hundreds of pages (Javadoc's "Index", a site map) holds the query's words
+# because it holds every word, not because it is about them. What it hands down is divided by
+# 1 + ln(n / HUB_LINKS): unchanged up to the links a documentation page's own navigation makes, halved at e
+# times as many (issue 19, eighth round: tuned on Commons IO and the `tune` cases, HUB_LINKS 50 and 100
+# alike, 200 none of the gain; measured held out in docs/benchmarks.md).
 HUB_LINKS = 100
 
 
@@ -195,9 +196,10 @@ class BestFirst:
 
     def complete(self, page: Page) -> bool:
         """A page whose title is the query (less the site's common title words) ends the search; a page
-        without a title, once it holds the whole query."""
+        without a title, once it holds the whole query, on a generated graph only (`pages_titled`: on a live
+        site an untitled page holding the words is weighed with the others, by the stopping rule)."""
         if not page.title_terms:
-            return self.wanted <= page.term_set
+            return not self.env.pages_titled and self.wanted <= page.term_set
         titled = frozenset(page.title_terms)
         return self.wanted <= titled and titled - self.sitewide() <= self.wanted
 
@@ -325,10 +327,11 @@ class BestFirst:
             self.titles += 1
             self.title_df.update(frozenset(page.title_terms))
         self.relevance[node] = self.coverage(page)
-        # Navigation follows topic, which the query's common words carry as well as its rare ones. (Handing
-        # down the page's BM25 instead, how much it is about the query, was tried for issue 19: one case more
-        # on the `tune` cases without the site search, two fewer on the title queries: not kept.)
-        self.topicality[node] = len(self.wanted & page.term_set) / max(1, len(self.wanted))
+        # What a page hands its links is how much it is about the query (its BM25, length-normalised), not
+        # how many of the query's words it holds: a long page naming most of them once in passing (a header
+        # file, a changelog, an index) leads on to the topic less than a short page about it (issue 19, ninth
+        # round: measured on four sites nobody had looked at, and on the earlier ones; docs/benchmarks.md).
+        self.topicality[node] = self.bm25(page)
         self._add_links(node, page, depth)
 
     def _other_sources(self, start: Page | None) -> None:

@@ -90,6 +90,8 @@ def site_key(url: str) -> tuple[str, str]:
 
 
 class LiveSite(Environment):
+    pages_titled = True
+
     def __init__(
         self,
         start_url: str,
