@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 
 import lxml.html
 from pytest_httpserver import HTTPServer
@@ -67,6 +68,17 @@ def live_search(
         return env, result
     finally:
         env.close()
+
+
+def serve_pages_and_fillers(server: HTTPServer, pages: dict[str, str]) -> None:
+    """Serve `pages` (path -> HTML), any /pN.html as a page of nothing, robots.txt allowing all and no sitemap."""
+    for path, html in pages.items():
+        server.expect_request(path).respond_with_data(html, content_type=HTML)
+    server.expect_request(re.compile(r"/p\d+\.html")).respond_with_data(
+        page("A page", "<p>Nothing of note.</p>"), content_type=HTML
+    )
+    server.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
+    server.expect_request("/sitemap.xml").respond_with_data("missing", status=404)
 
 
 def requested(server) -> list[str]:

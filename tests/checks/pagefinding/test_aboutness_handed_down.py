@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import re
 
-from .books import robots_and_no_sitemap
-from .sites import HTML, live_search, page, requested
+from .sites import live_search, page, requested, serve_pages_and_fillers
 
 QUERY = "lighthouse keeper lantern tide"
 FILLERS = 10  # fewer than HUB_LINKS: the almanac is no hub, its links are not damped as one's
@@ -38,12 +37,7 @@ def serve_almanac_and_coast(server) -> None:
             "Lighthouse keeper lantern tide", "<p>The lighthouse keeper tends the lantern at high tide.</p>"
         ),
     }
-    for path, html in pages.items():
-        server.expect_request(path).respond_with_data(html, content_type=HTML)
-    server.expect_request(re.compile(r"/p\d+\.html")).respond_with_data(
-        page("A page", "<p>Nothing of note.</p>"), content_type=HTML
-    )
-    robots_and_no_sitemap(server)
+    serve_pages_and_fillers(server, pages)
 
 
 def test_the_links_of_a_short_page_about_the_topic_outrank_those_of_a_long_page_naming_more_of_its_words(

@@ -11,8 +11,7 @@ import pytest
 
 from checks.pagefinding.finder import HUB_LINKS, hub_damped
 
-from .books import robots_and_no_sitemap
-from .sites import HTML, live_search, page, requested
+from .sites import live_search, page, requested, serve_pages_and_fillers
 
 HUB_SIZE = 300
 
@@ -36,12 +35,7 @@ def serve_site_with_a_hub(server) -> None:
             "Lighthouse keeper lantern tide", "<p>The lighthouse keeper tends the lantern at high tide.</p>"
         ),
     }
-    for path, html in pages.items():
-        server.expect_request(path).respond_with_data(html, content_type=HTML)
-    server.expect_request(re.compile(r"/p\d+\.html")).respond_with_data(
-        page("A page", "<p>Nothing of note.</p>"), content_type=HTML
-    )
-    robots_and_no_sitemap(server)
+    serve_pages_and_fillers(server, pages)
 
 
 def test_a_hubs_links_do_not_outrank_the_links_of_a_page_about_the_topic(httpserver):
