@@ -164,6 +164,8 @@ def test_a_search_index_that_is_not_one_is_refused_and_costs_its_download(httpse
         b'Search.setIndex({"docnames": 3})',
         b"Search.setIndex([1,2])",
         b"\x00\xff" * 50,
+        b'Search.setIndex({docnames:["index"],terms:{a:[0}})',  # Sphinx 1.x's bare keys, broken
+        b"Search.setIndex({" + b", " * 500_000 + b'"' + b"a" * 1_000_000 + b")",  # an unending string
     ],
 )
 def test_hostile_search_index_bodies_are_refused_clearly(body):
