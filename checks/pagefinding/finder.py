@@ -16,6 +16,7 @@ from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
 from .termindex import is_index_link, rank_entries
 from .text import terms, text_digest
+from .twins import twins_of
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
 K1 = 1.2
@@ -86,6 +87,11 @@ FOUND_SHARE = 0.5
 # times as many (issue 19, eighth round: tuned on Commons IO and the `tune` cases, HUB_LINKS 50 and 100
 # alike, 200 none of the gain; measured held out in docs/benchmarks.md).
 HUB_LINKS = 100
+# Before it answers, the search reads the unread twins (twins.py: one thing's other views, named alike) of
+# its TWIN_RANKS best pages, up to TWIN_READS of them: the query's words are on both, and which holds them
+# most is known only by reading it.
+TWIN_RANKS = 3
+TWIN_READS = 6
 
 
 def hub_damped(topicality: float, links: int) -> float:
@@ -506,12 +512,48 @@ class BestFirst:
                 return self.answered(chosen.node)
             if chosen.node not in self.not_answers and self.relevance[chosen.node] > best_score:
                 best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
+        answer = self._read_twins(cap)
+        if answer is not None:
+            return self.answered(answer)
         if env.max_downloads is not None and env.downloads >= env.max_downloads:
             # The auditor's budget ran out before the search was sure: report nothing rather than a guess
             # (the pages it read are still shown, as candidates).
             self.env.ranked = self.ranking()
             raise BudgetExhausted()
         return self.answer()
+
+    def _read_twins(self, cap: int) -> Node | None:
+        """Read the unread twins of the best pages (TWIN_RANKS' comment), best page first, until none is left,
+        TWIN_READS are read or the budget is spent; a twin that ends the search (`complete`) is returned."""
+        env, read = self.env, 0
+        while read < TWIN_READS and env.downloads < cap:
+            twin = self._unread_twin()
+            if twin is None:
+                return None
+            node, parent, link = twin
+            known = self.frontier.pop(node, None)
+            depth = known.depth if known is not None else 1
+            page = env.download(node, via=(parent, link), score=None)
+            self.read(node, page, depth)
+            read += 1
+            if page is not None and self.complete(page):
+                return node
+        return None
+
+    def _unread_twin(self) -> tuple[Node, Node, Link] | None:
+        for node, _ in self.ranking()[:TWIN_RANKS]:
+            page = self.env.download(node)  # in memory
+            if page is None:
+                continue
+            links = {link.target: link for link in reversed(page.links)}  # the first link to each
+            for target in twins_of(node, links):
+                if (
+                    not self.env.downloaded(target)
+                    and target not in self.read_as_index
+                    and self.index_scores.get(target) != 0.0  # the site's index: none of the query there
+                ):
+                    return target, node, links[target]
+        return None
 
     def _recorded_choice(self) -> Candidate | None:
         """The candidate a recorded search downloaded next (live sites replaying their records), if any."""

@@ -1,0 +1,114 @@
+"""Twin pages (checks/pagefinding/twins.py): one thing's views, named alike, that link each other. The finder
+reads the twins of its best pages before it answers, since the query's words are on both and only reading
+tells which holds them most (issue 19: Doxygen member lists, Javadoc "Uses of" pages and source listings,
+Sphinx's highlighted module source)."""
+
+from __future__ import annotations
+
+import pytest
+
+from checks.pagefinding import finder
+from checks.pagefinding.twins import MAX_TWINS, are_twins, twins_of
+
+from .sites import live_search, page, requested, serve_pages_and_fillers
+
+SITE = "http://docs.example.org"
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # Doxygen: a class and its list of all members; a header and its source listing.
+        ("/classlog4cplus_1_1NullAppender.html", "/classlog4cplus_1_1NullAppender-members.html"),
+        ("/d7/dd5/_s_d_l__version_8h.html", "/d7/dd5/_s_d_l__version_8h_source.html"),
+        # Javadoc: a class, its "Uses of" page and its source listing.
+        ("/org/apache/commons/io/monitor/FileEntry.html", "/org/apache/commons/io/monitor/class-use/FileEntry.html"),
+        ("/org/lang3/time/DateFormatUtils.html", "/src-html/org/lang3/time/DateFormatUtils.html"),
+        # Sphinx: a module's API page and its highlighted source (viewcode).
+        ("/internals/reference/celery.worker.control.html", "/_modules/celery/worker/control.html"),
+        # A folder's own page is named by its folder.
+        ("/guide/widgets/index.html", "/api/widgets.html"),
+    ],
+)
+def test_one_things_views_are_twins_either_way(a, b):
+    assert are_twins(SITE + a, SITE + b)
+    assert are_twins(SITE + b, SITE + a)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # A dot adds a part: a submodule, a nested class. That is a child, not another view.
+        ("/reference/celery.app.html", "/reference/celery.app.task.html"),
+        ("/org/lang3/ThreadUtils.html", "/org/lang3/ThreadUtils.ThreadGroupPredicate.html"),
+        # A name inside another name is no twin ("Appender" and "AppenderAttachable").
+        ("/classlog4cplus_1_1Appender.html", "/classlog4cplus_1_1AppenderAttachable.html"),
+        ("/library/os.html", "/library/ossaudiodev.html"),
+        # The same page, and a page with a query string, are not twins.
+        ("/library/os.html", "/library/os.html"),
+        ("/library/os.html", "/library/os.html?highlight=path"),
+    ],
+)
+def test_other_pages_are_not_twins(a, b):
+    assert not are_twins(SITE + a, SITE + b)
+
+
+def test_pages_of_another_site_are_never_twins():
+    assert not are_twins(f"{SITE}/api/widget.html", "http://mirror.example.org/_modules/widget.html")
+    assert not are_twins(f"{SITE}/api/widget.html", "https://docs.example.org/_modules/widget.html")
+
+
+def test_a_page_linking_more_pages_of_its_name_than_max_twins_is_a_listing_with_no_twins():
+    asyncio = f"{SITE}/library/asyncio.html"
+    parts = [f"{SITE}/library/asyncio-{part}.html" for part in ("task", "stream", "queue", "sync", "future")]
+    assert len(parts) > MAX_TWINS
+    assert twins_of(asyncio, parts) == []
+    assert twins_of(asyncio, parts[:2] + [f"{SITE}/library/os.html", parts[0]]) == parts[:2]
+
+
+def test_generated_graphs_nodes_have_no_twins():
+    assert twins_of(3, [4, 5]) == []
+
+
+QUERY = "spindle ratchet flywheel gasket"
+
+
+def serve_widget_site(server) -> None:
+    """/ links "Ratchet widget" (the class page: its text holds each query word once among many) and thirty
+    pages whose link texts name one query word but which hold nothing, more than the search's patience. The class page links its source listing
+    as "[source]"; the listing is the page the query was made from (each word many times) and no other page
+    links it."""
+    decoys = "".join(f"<li><a href='/p{n}.html'>spindle notes {n}</a></li>" for n in range(30))
+    source = " ".join(["spindle ratchet flywheel gasket assembly"] * 12)
+    pages = {
+        "/": page("Machine shop", f"<p>Parts and tools.</p><a href='/api/widget.html'>Ratchet widget</a><ul>{decoys}</ul>"),
+        "/api/widget.html": page(
+            "Widget class",
+            "<p>The widget turns a spindle with a ratchet; see also the flywheel and the gasket.</p>"
+            + " ".join(f"word{n}" for n in range(200))
+            + "<a href='/_modules/widget.html'>[source]</a>",
+        ),
+        "/_modules/widget.html": page("widget", f"<pre>{source}</pre>"),
+    }
+    serve_pages_and_fillers(server, pages)
+
+
+def test_the_search_reads_its_answers_twin_and_answers_the_twin_that_holds_the_query_most(httpserver):
+    serve_widget_site(httpserver)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=60)
+    assert result.found == httpserver.url_for("/_modules/widget.html")
+    assert [url for url, _ in result.candidates[:2]] == [
+        httpserver.url_for("/_modules/widget.html"),
+        httpserver.url_for("/api/widget.html"),
+    ]
+    fetched = requested(httpserver)
+    assert fetched.count("/_modules/widget.html") == 1
+
+
+def test_without_twin_reads_the_search_stops_on_the_class_page(httpserver, monkeypatch):
+    """The case above is one the rest of the search misses: the twin reads are what find it."""
+    monkeypatch.setattr(finder, "TWIN_READS", 0)
+    serve_widget_site(httpserver)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=60)
+    assert result.found == httpserver.url_for("/api/widget.html")
+    assert "/_modules/widget.html" not in requested(httpserver)
