@@ -87,6 +87,14 @@ FOUND_SHARE = 0.5
 # times as many (issue 19, eighth round: tuned on Commons IO and the `tune` cases, HUB_LINKS 50 and 100
 # alike, 200 none of the gain; measured held out in docs/benchmarks.md).
 HUB_LINKS = 100
+# A page is about the words it repeats: the query's words being the page's most frequent (less the words on
+# more than COMMON_SHARE of the pages read, its site's navigation) adds DOMINANCE times that share to its
+# relevance. Only once MIN_PAGES_FOR_COMMON pages are read (before, no word is known to be common); the
+# TOP_WORDS most frequent words of each page are kept for it.
+DOMINANCE = 1.0
+COMMON_SHARE = 0.3
+MIN_PAGES_FOR_COMMON = 5
+TOP_WORDS = 60
 # Before it answers, the search reads the unread twins (twins.py: one thing's other views, named alike) of
 # its TWIN_RANKS best pages, up to TWIN_READS of them: the query's words are on both, and which holds them
 # most is known only by reading it.
@@ -146,6 +154,9 @@ class BestFirst:
             for term in terms(word):
                 self.typed.setdefault(term, word)
         self.counts: dict[Node, Counter[str]] = {}  # query terms' frequencies on each page read
+        self.word_df: Counter[str] = Counter()  # pages read holding each word (DOMINANCE's common words)
+        self.pages_read = 0
+        self.top_words: dict[Node, list[tuple[str, int]]] = {}  # each page read's most frequent words
         self.lengths: dict[Node, int] = {}
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
@@ -189,7 +200,7 @@ class BestFirst:
         the page's title."""
         weights = {term: self.idf(term) for term in self.query}
         total = sum(weights.values()) or 1.0
-        text = self.held(page) + self.bm25(page)
+        text = self.held(page) + self.bm25(page) + DOMINANCE * self.dominance(page)
         if not page.title_terms:
             return text
         titled = frozenset(page.title_terms)
@@ -199,6 +210,28 @@ class BestFirst:
         own = titled - self.sitewide() or titled
         precision = len(own & self.wanted) / len(own)
         return text + TITLE_BONUS * in_title * (0.5 + 0.5 * precision)
+
+    def dominance(self, page: Page) -> float:
+        """How far the query's words are the page's own most frequent words (0 … 1): each query word scores
+        1 when no more than len(query) of the page's words occur more often, less as more do. Words on more
+        than COMMON_SHARE of the pages read (the site's navigation, boilerplate) are not the page's own."""
+        if not DOMINANCE or self.pages_read < MIN_PAGES_FOR_COMMON:
+            return 0.0
+        top = self.top_words.get(page.node)
+        if top is None:
+            return 0.0
+        common = COMMON_SHARE * self.pages_read
+        counts = self.counts.get(page.node) or Counter(t for t in page.terms if t in self.wanted)
+        own = [n for word, n in top if word not in self.wanted and self.word_df[word] <= common]
+        size = len(self.query)
+        score = 0.0
+        for term in self.query:
+            n = counts.get(term, 0)
+            if not n:
+                continue
+            above = sum(1 for m in own if m > n)
+            score += min(1.0, size / (above + 1)) if above >= size else 1.0
+        return score / size
 
     def complete(self, page: Page) -> bool:
         """A page whose title is the query (less the site's common title words) ends the search; a page
@@ -327,6 +360,10 @@ class BestFirst:
             self.relevance[node] = 0.0
             return
         self._count(page.term_set)
+        self.pages_read += 1
+        words = Counter(t for t in page.terms if len(t) >= 4 and t.isalpha())
+        self.word_df.update(words.keys())
+        self.top_words[node] = words.most_common(TOP_WORDS)
         if FEEDBACK:
             self._learn(page)
         if page.title_terms:
@@ -510,8 +547,14 @@ class BestFirst:
             self._read_named_index(chosen.node, page, chosen.parent)
             if page is not None and chosen.node not in self.not_answers and self.complete(page):
                 return self.answered(chosen.node)
-            if chosen.node not in self.not_answers and self.relevance[chosen.node] > best_score:
-                best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
+            if chosen.node not in self.not_answers:
+                # The best page's relevance as the pages read now weigh it (rarity and the site's common words
+                # change as pages are read): a page is better only than the best as it stands now.
+                best_page = env.download(best_node)  # in memory
+                if best_page is not None and best_node not in self.not_answers:
+                    best_score = self.coverage(best_page)
+                if self.relevance[chosen.node] > best_score:
+                    best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
         answer = self._read_twins(cap)
         if answer is not None:
             return self.answered(answer)
