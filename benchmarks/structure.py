@@ -51,6 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import structure_transductive as T  # noqa: E402
 from benchmarks.structure_baselines import MFPLR_THRESHOLD, link_ratio, mfplr_selects  # noqa: E402
+from benchmarks.structure_cuts import linkage_split  # noqa: E402
 from checks.structure import similarity as S  # noqa: E402
 from checks.structure.extract import decode, dom_keys  # noqa: E402
 from checks.structure.pagetypes import page_types  # noqa: E402
@@ -408,6 +409,8 @@ def transductive_scores(
 # The candidates leave-one-site-out chooses among: a relation and how its threshold is set.
 TYPE_RELATIONS = ("default", "blocks", "csr", "rpsa", "rsn")
 URL_DIRECTORY = "url-directory"
+# Cuts that read the pages, measured and not shipped (benchmarks/structure_cuts.py).
+LINKAGE_SPLIT = "linkage-split"
 CANDIDATES = [
     # The linkage rule (issue 23, sixth round) reads the pages under the relation's own pair similarity; only
     # the default's is measured (RPSA's, in Python, would cost minutes here).
@@ -418,6 +421,7 @@ CANDIDATES = [
         if rule not in S.RULES_READING_PAGES or relation == "default"
     ),
     ("default", URL_DIRECTORY),
+    ("default", LINKAGE_SPLIT),
     *(("default", name) for name in TRANSDUCTIVE),
     *(
         (relation, f"{t:.1f}")
@@ -476,6 +480,14 @@ def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str
                         rule,
                         pages=[sequences[url] for url in others],
                         pair_similarity=pair,
+                        background=background,
+                    )
+                elif rule == LINKAGE_SPLIT:
+                    threshold = linkage_split(
+                        list(others.values()),
+                        chance,
+                        [sequences[url] for url in others],
+                        pair,
                         background=background,
                     )
                 elif rule in S.THRESHOLD_RULES:
@@ -644,6 +656,7 @@ def leave_one_site_out(table: dict, sites, candidates: list[tuple[str, str]]) ->
 SHIPPED = ("default", S.THRESHOLD_RULE_OF["default"])
 _REPORTED = [
     ("default", "linkage"),
+    ("default", LINKAGE_SPLIT),
     ("default", "valley"),
     ("default", "valley-2"),
     ("default", URL_DIRECTORY),

@@ -519,7 +519,7 @@ LINKAGE_SAMPLE = 20
 BACKGROUND_PAGES = 30
 
 
-def _spread(positions: Sequence[int], count: int) -> list[int]:
+def spread_over_ranks(positions: Sequence[int], count: int) -> list[int]:
     """`count` of these positions (ranked), spread evenly from the first to the last; all when fewer."""
     if len(positions) <= count:
         return list(positions)
@@ -576,11 +576,10 @@ def linkage_threshold(
         background = background_similarity(pages, pair_similarity)
     cut = rungs[0]
     for lower in rungs[1:]:
-        above = _spread([i for i in ranked if values[i] >= cut], sample)
-        band = _spread([i for i in ranked if lower <= values[i] < cut], sample)
+        above = spread_over_ranks([i for i in ranked if values[i] >= cut], sample)
+        band = spread_over_ranks([i for i in ranked if lower <= values[i] < cut], sample)
         if not band:
-            cut = lower
-            continue
+            continue  # no page between the two: the same selection, and the higher cut sits in its valley
         group = [pages[i] for i in above]
         within = [pair_similarity(a, b) for n, a in enumerate(group) for b in group[n + 1 :]]
         w = float(np.mean(within)) if within else 1.0
