@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of nine sites only (~4 min)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of nine sites only (~1.5 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -17,13 +17,15 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
 - (`--parts types`) every labelled page type of the python, django and postgres docs and of six sites off
   the test bed that the benchmark serves itself (celery, sphinx, libxslt, commons-lang3's Javadoc, GIO's
   gtk-doc, log4cplus's Doxygen; SITE_TYPES, by URL), 7 templates each: every relation with every label-free
-  threshold rule or a fixed threshold, the default's similarity made transductive over the crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
+  threshold rule or a fixed threshold (the default's linkage rule, which reads the pages too, and its measured
+  variant `linkage-split`, benchmarks/structure_cuts.py), the default's similarity made transductive over the
+  crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
   leave-one-site-out: for each site, the candidate with the best mean F1 over the other sites' types,
-  scored on the held-out site's types, once among the rules that read the scores only and once with a
-  measured alternative that reads the crawl's URL layout (`url_directory_cut`, not shipped); the mean F1 of
-  each reported candidate over every type.
+  scored on the held-out site's types, once among the rules a filter can ship, once with the measured
+  alternatives (transductive scores, linkage-split) and once with one that reads the crawl's URL layout too
+  (`url_directory_cut`, not shipped); the mean F1 of each reported candidate over every type, and site by site.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
 
@@ -571,7 +573,13 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
                 relation: label_ceiling(blobs[site], targets, relation) for relation in ("default", "blocks")
             }
     label_free = [candidate for candidate in CANDIDATES if candidate[1] != URL_DIRECTORY]
-    on_the_similarity = [candidate for candidate in label_free if candidate[1] not in TRANSDUCTIVE]
+    # The rules a filter can ship (checks.structure.similarity's, fixed thresholds); the measured alternatives
+    # (the transductive scores, linkage-split) join them in the second pool.
+    on_the_similarity = [
+        candidate
+        for candidate in label_free
+        if candidate[1] not in TRANSDUCTIVE and candidate[1] != LINKAGE_SPLIT
+    ]
     held_out = leave_one_site_out(table, sites, on_the_similarity)
     with_transductive = leave_one_site_out(table, sites, label_free)
     with_urls = leave_one_site_out(table, sites, CANDIDATES)
@@ -704,7 +712,10 @@ def print_folds(folds: dict) -> None:
 def print_site_types(result: dict) -> None:
     for title, key in (
         ("label-free rules on the similarity to the template", ""),
-        ("those and the transductive scores (the crawl's graph of pages)", "_with_transductive"),
+        (
+            "those, the transductive scores (the crawl's graph of pages) and linkage-split",
+            "_with_transductive",
+        ),
         ("all those and the URL directory as weak positives", "_with_url_directory"),
     ):
         print(f"\nleave-one-site-out, {title}: chosen on the other sites, scored on the held-out one")
