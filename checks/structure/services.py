@@ -260,7 +260,7 @@ def filter_summary(
         if method.threshold_rule in ("valley", "linkage") and wider_matches > sum(
             s >= threshold for s in scores.values()
         ):
-            # The valley rule took the closest clear group; the wider one it passed over (the SQL commands'
+            # The valley or linkage rule took the closest clear group; the wider one it passed over (the SQL commands'
             # layout: all reference pages) may be the type meant, and one number chooses it.
             wider_group = {"threshold": wider, "matches": wider_matches}
     summary = {

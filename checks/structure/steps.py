@@ -273,7 +273,7 @@ def _filter_score(ctx: JobContext) -> None:
 
 class _KeyedPages(Sequence):
     """The crawl's scored pages as a sequence of key sequences, keyed only when read (chance_level draws 60, the
-    linkage rule a few hundred), each page read once."""
+    linkage rule 30 and at most 40 a valley it weighs), each page read once."""
 
     def __init__(self, ctx: JobContext, page_ids: list[int], keyer: S.Keyer) -> None:
         self.ctx, self.page_ids, self.keyer = ctx, page_ids, keyer
