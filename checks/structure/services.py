@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from django.core.exceptions import ValidationError
 
@@ -195,6 +195,20 @@ def histogram(scores: Iterable[float], bins: int = 50) -> list[int]:
     return counts
 
 
+class _Aligned(Sequence):
+    """The pages of `ids`, by position, from a mapping by page id: what a threshold rule that reads the pages
+    takes beside the scores, in their order."""
+
+    def __init__(self, pages: Mapping[int, Sequence[int]], ids: list[int]) -> None:
+        self.pages, self.ids = pages, ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, position):  # type: ignore[override]
+        return self.pages[self.ids[position]]
+
+
 def filter_summary(
     *,
     parameters: dict,
@@ -203,14 +217,18 @@ def filter_summary(
     targets: set[int],
     non_targets: set[int],
     other_scores: dict[str, dict[int, float]],
+    pages: Mapping[int, Sequence[int]] | None = None,
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float] | None = None,
 ) -> dict:
     """The filter's summary from every page's score: threshold (given, the paper's, or calibrated), chance level,
     histograms and, with labels, PR/RR and each relation at its best threshold (`other_scores`: the labelled
-    pages' scores under the other relations)."""
+    pages' scores under the other relations). A rule that reads the pages (the default's linkage rule) reads
+    them from `pages` (page id -> key sequence, read lazily: it reads a few dozen) by `pair_similarity`."""
     method = method_of(parameters)
     targets, non_targets = targets & scores.keys(), non_targets & scores.keys()
     labelled = bool(targets) and bool(non_targets)
-    others = [score for pid, score in scores.items() if pid not in parameters["template_ids"]]
+    other_ids = [pid for pid in scores if pid not in parameters["template_ids"]]
+    others = [scores[pid] for pid in other_ids]
     comparison = []
     if labelled:
         # §3.3: every relation tried on the labelled pages, with its best threshold (the paper's Table 1).
@@ -228,12 +246,21 @@ def filter_summary(
             "calibrated on your labels (best precision and recall)",
         )
     elif threshold is None:
-        threshold = S.calibrated_threshold(others, chance, method.threshold_rule)
+        reads_pages = method.threshold_rule in S.RULES_READING_PAGES
+        threshold = S.calibrated_threshold(
+            others,
+            chance,
+            method.threshold_rule,
+            pages=_Aligned(pages, other_ids) if reads_pages and pages is not None else None,
+            pair_similarity=pair_similarity,
+        )
         how = "calibrated from the score distribution"
         wider = S.calibrated_threshold(others, chance, "otsu")
         wider_matches = sum(score >= wider for score in scores.values())
-        if method.threshold_rule == "valley" and wider_matches > sum(s >= threshold for s in scores.values()):
-            # The valley rule took the closest clear group; the wider one it passed over (the SQL commands'
+        if method.threshold_rule in ("valley", "linkage") and wider_matches > sum(
+            s >= threshold for s in scores.values()
+        ):
+            # The valley or linkage rule took the closest clear group; the wider one it passed over (the SQL commands'
             # layout: all reference pages) may be the type meant, and one number chooses it.
             wider_group = {"threshold": wider, "matches": wider_matches}
     summary = {

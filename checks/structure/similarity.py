@@ -450,26 +450,24 @@ def nested_threshold(scores: Sequence[float], chance: float, separation: float =
     return round(max(threshold, chance), 4)
 
 
-def valley_threshold(
+def valley_cuts(
     scores: Sequence[float],
     chance: float,
     *,
     depth: float = VALLEY_DEPTH,
     smoothing: float = VALLEY_SMOOTHING,
     min_group: int = VALLEY_MIN_GROUP,
-) -> float:
-    """Otsu's cut (never below the chance level), moved up to the highest clear valley of the score density
-    above it: where the density, smoothed by a normal kernel of `smoothing` (in score), falls to `depth` of the
-    highest density on both sides of it (both above Otsu's cut), with `min_group` pages or more above (fewer
-    are the template's near-copies, not a type: VALLEY_MIN_GROUP). Otsu's cut
-    finds the site's biggest divide; when the template's type is a small group scoring clearly above a larger
-    group of near-alike pages (21 release notes above 800 chapter pages of one site), that divide lies below
-    both, and the valley between them is the type's edge. A type whose scores fall off evenly has no such
-    valley, and Otsu's cut stands."""
+) -> tuple[float, list[float]]:
+    """The valley rule's candidate cuts: its base, Otsu's cut never below the chance level, and every clear
+    valley of the score density above it, lowest first (valley_threshold takes the highest; linkage_threshold
+    reads them from the highest down). A valley is where the density, smoothed by a normal kernel of
+    `smoothing` (in score), falls to `depth` of the highest density on both sides of it (both above the base),
+    with `min_group` pages or more above (fewer are the template's near-copies, not a type: VALLEY_MIN_GROUP).
+    Valleys that part the same pages (no page scores between them) count once."""
     values = np.asarray(scores, dtype=float)
-    base = max(otsu_threshold(values), chance)
+    base = round(max(otsu_threshold(values), chance), 4)
     if len(values) < 2:
-        return round(base, 4)
+        return base, []
     bins = 100
     histogram, edges = np.histogram(values, bins=bins, range=(0.0, 1.0))
     sigma = smoothing * bins
@@ -479,40 +477,153 @@ def valley_threshold(
     middles = (edges[:-1] + edges[1:]) / 2
     above_from = np.cumsum(histogram[::-1])[::-1]  # pages scoring in bin i or higher
     highest_above = np.maximum.accumulate(density[::-1])[::-1]
-    valley = None
     lowest = int(np.searchsorted(middles, base, side="right"))
     highest_below = 0.0
+    cuts: dict[int, float] = {}  # pages above -> the highest valley that leaves them above
     for i in range(lowest, bins - 1):
         if i > lowest and density[i] <= density[i - 1] and density[i] <= density[i + 1]:
             sides = min(highest_below, highest_above[i + 1])
             if sides > 0 and density[i] <= depth * sides and above_from[i] >= min_group:
-                valley = i
+                # A valley with a flat floor (no page scores there at all) is cut in its middle, not at its top
+                # edge: pages of the type that score a little lower than those seen stay in.
+                start = i
+                while start > lowest and density[start - 1] <= density[i] + 1e-12:
+                    start -= 1
+                cut = round(float(edges[(start + i + 1) // 2]), 4)
+                cuts[int((values >= cut).sum())] = cut
         highest_below = max(highest_below, density[i])
-    if valley is None:
-        return round(base, 4)
-    # A valley with a flat floor (no page scores there at all) is cut in its middle, not at its top edge:
-    # pages of the type that score a little lower than those seen stay in.
-    start = valley
-    while start > lowest and density[start - 1] <= density[valley] + 1e-12:
-        start -= 1
-    return round(float(edges[(start + valley + 1) // 2]), 4)
+    return base, sorted(cuts.values())
+
+
+def valley_threshold(
+    scores: Sequence[float],
+    chance: float,
+    *,
+    depth: float = VALLEY_DEPTH,
+    smoothing: float = VALLEY_SMOOTHING,
+    min_group: int = VALLEY_MIN_GROUP,
+) -> float:
+    """Otsu's cut (never below the chance level), moved up to the highest clear valley of the score density
+    above it (valley_cuts). Otsu's cut finds the site's biggest divide; when the template's type is a small
+    group scoring clearly above a larger group of near-alike pages (21 release notes above 800 chapter pages of
+    one site), that divide lies below both, and the valley between them is the type's edge. A type whose
+    scores fall off evenly has no such valley, and Otsu's cut stands."""
+    base, cuts = valley_cuts(scores, chance, depth=depth, smoothing=smoothing, min_group=min_group)
+    return cuts[-1] if cuts else base
+
+
+# The linkage rule's samples (linkage_threshold): pages read from each side of a valley, and random pages whose
+# pairs give the site's background similarity. 20 pages a side cost ~600 comparisons a valley and 30 pages 435,
+# ~0.1 s each on the python docs; samples of 5 to 40 pages a side gave the same cuts (docs/benchmarks.md).
+LINKAGE_SAMPLE = 20
+BACKGROUND_PAGES = 30
+
+
+def spread_over_ranks(positions: Sequence[int], count: int) -> list[int]:
+    """`count` of these positions (ranked), spread evenly from the first to the last; all when fewer."""
+    if len(positions) <= count:
+        return list(positions)
+    return [positions[round(k * (len(positions) - 1) / (count - 1))] for k in range(count)]
+
+
+def background_similarity(
+    pages: Sequence[Sequence[int]],
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float],
+    *,
+    sample: int = BACKGROUND_PAGES,
+    seed: int = 1,
+) -> float:
+    """How alike two pages of the crawl are when nothing chose them: the mean similarity over the pairs of
+    `sample` pages drawn at random (the site's own scale: 0.11 on the python docs, 0.45 on GIO's gtk-doc
+    pages, where every page is a reference entry of one layout)."""
+    if len(pages) < 2:
+        return 0.0
+    rng = random.Random(seed)
+    # Positions, not the pages: `pages` may key only the pages drawn (as chance_level's).
+    drawn = [pages[i] for i in rng.sample(range(len(pages)), min(sample, len(pages)))]
+    return float(np.mean([pair_similarity(a, b) for n, a in enumerate(drawn) for b in drawn[n + 1 :]]))
+
+
+def linkage_threshold(
+    scores: Sequence[float],
+    chance: float,
+    pages: Sequence[Sequence[int]],
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float],
+    *,
+    sample: int = LINKAGE_SAMPLE,
+    background: float | None = None,
+) -> float:
+    """The valley rule's cuts read from the highest down, each valley crossed while the pages just below it
+    are of the group above it: their mean similarity to that group's pages (C) is nearer the group's own (W,
+    the mean over its pairs) than the site's background (B, background_similarity), C >= (W + B) / 2; the cut
+    stops at the first valley whose lower side is not. `pages` are the scored pages' key sequences, in the
+    order of `scores`; `sample` pages of each side are read, spread over their ranks.
+
+    Why: the valley rule takes the highest clear valley, which is right when the group above it is the
+    template's type (21 release notes above 800 chapter pages: C 0.33 against W 0.94 and B 0.15) and wrong when
+    a type is two variants of one layout (Doxygen's member lists of classes with and without inherited
+    members, 12 and 86 pages: C 0.83 against W 1.00) or its pages spread over several steps of likeness. The
+    score of a page says how like the template it is; whether the pages below a valley are the same kind as
+    those above is a question about them, which their likeness to each other answers. Never below the valley
+    rule's base (Otsu's cut, the chance level)."""
+    base, cuts = valley_cuts(scores, chance)
+    if not cuts:
+        return base
+    values = np.asarray(scores, dtype=float)
+    ranked = [int(i) for i in np.argsort(-values, kind="stable")]
+    rungs = [*reversed(cuts), base]
+    if background is None:
+        background = background_similarity(pages, pair_similarity)
+    cut = rungs[0]
+    for lower in rungs[1:]:
+        above = spread_over_ranks([i for i in ranked if values[i] >= cut], sample)
+        band = spread_over_ranks([i for i in ranked if lower <= values[i] < cut], sample)
+        if not band:
+            continue  # no page between the two: the same selection, and the higher cut sits in its valley
+        group = [pages[i] for i in above]
+        within = [pair_similarity(a, b) for n, a in enumerate(group) for b in group[n + 1 :]]
+        w = float(np.mean(within)) if within else 1.0
+        c = float(np.mean([pair_similarity(pages[i], b) for i in band for b in group]))
+        if c < (w + background) / 2:
+            break
+        cut = lower
+    return cut
 
 
 # How a threshold is chosen without labels: "minimum-error" (Kittler & Illingworth), "otsu" (most
 # between-group variance), "valley" (Otsu's, moved up to the highest clear valley above it with
 # VALLEY_MIN_GROUP pages or more), "valley-2" (the same with two pages or more, as before issue 23's second
-# round), "gap" (the widest gap) or "nested" (minimum-error again inside a bimodal top). The rules were compared
-# leave-one-site-out (benchmarks/structure.py --parts types, docs/structure.md).
-THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "valley-2", "gap", "nested")
+# round), "gap" (the widest gap), "nested" (minimum-error again inside a bimodal top) or "linkage" (the valley
+# rule's valleys read from the highest down, crossed while the pages below are like those above; it reads the
+# pages themselves). The rules were compared leave-one-site-out (benchmarks/structure.py --parts types,
+# docs/structure.md).
+THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "valley-2", "gap", "nested", "linkage")
+# The rules that read the pages as well as their scores (calibrated_threshold's `pages`, `pair_similarity`).
+RULES_READING_PAGES = frozenset({"linkage"})
 DEFAULT_THRESHOLD_RULE = "minimum-error"
-# Each of our methods with its rule: for the default, the valley rule (Otsu's cut alone stops at the site's
-# biggest divide, below a small type's own group: postgres release notes PR 0.08); for `blocks`, the
-# minimum-error cut (docs/structure.md).
-THRESHOLD_RULE_OF = {"default": "valley", "blocks": "minimum-error"}
+# Each of our methods with its rule: for the default, the linkage rule (Otsu's cut alone stops at the site's
+# biggest divide, below a small type's own group: postgres release notes PR 0.08; the valley rule, which takes
+# the highest clear valley, splits a type of two variants: Doxygen member lists RR 0.88, issue 23's sixth
+# round); for `blocks`, the minimum-error cut (docs/structure.md).
+THRESHOLD_RULE_OF = {"default": "linkage", "blocks": "minimum-error"}
 
 
-def calibrated_threshold(scores: Sequence[float], chance: float, rule: str = DEFAULT_THRESHOLD_RULE) -> float:
-    """The threshold from the score distribution alone, never below the chance level."""
+def calibrated_threshold(
+    scores: Sequence[float],
+    chance: float,
+    rule: str = DEFAULT_THRESHOLD_RULE,
+    *,
+    pages: Sequence[Sequence[int]] | None = None,
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float] | None = None,
+    background: float | None = None,
+) -> float:
+    """The threshold from the score distribution alone, never below the chance level. The linkage rule also
+    reads the scored pages (`pages`, in the order of `scores`, compared by `pair_similarity`; `background`,
+    the site's background_similarity, when the caller has it)."""
+    if rule == "linkage":
+        if pages is None or pair_similarity is None:
+            raise ValueError("the linkage rule reads the scored pages: pass pages and pair_similarity")
+        return linkage_threshold(scores, chance, pages, pair_similarity, background=background)
     if rule == "valley":
         return valley_threshold(scores, chance)
     if rule == "valley-2":

@@ -12,7 +12,7 @@ lease rewrites its rows instead of adding or colliding.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from django.db import transaction
@@ -272,18 +272,41 @@ def _filter_score(ctx: JobContext) -> None:
 
 
 class _KeyedPages(Sequence):
-    """The crawl's scored pages as a sequence of key sequences, keyed only when read (chance_level draws 60)."""
+    """The crawl's scored pages as a sequence of key sequences, keyed only when read (chance_level draws 60, the
+    linkage rule 30 and at most 40 a valley it weighs), each page read once."""
 
     def __init__(self, ctx: JobContext, page_ids: list[int], keyer: S.Keyer) -> None:
         self.ctx, self.page_ids, self.keyer = ctx, page_ids, keyer
+        self.read: dict[int, list[int]] = {}
 
     def __len__(self) -> int:
         return len(self.page_ids)
 
     def __getitem__(self, position):  # type: ignore[override]
-        page_id = self.page_ids[position]
-        dom = services.doms_of(crawl=self.ctx.job.crawl, page_ids=[page_id])[page_id]
-        return self.keyer.keys(dom)
+        return self.by_id(self.page_ids[position])
+
+    def by_id(self, page_id: int) -> list[int]:
+        keys = self.read.get(page_id)
+        if keys is None:
+            dom = services.doms_of(crawl=self.ctx.job.crawl, page_ids=[page_id])[page_id]
+            keys = self.read[page_id] = self.keyer.keys(dom)
+        return keys
+
+
+class _ById(Mapping):
+    """_KeyedPages by page id (what filter_summary reads the pages from)."""
+
+    def __init__(self, keyed: _KeyedPages) -> None:
+        self.keyed = keyed
+
+    def __getitem__(self, page_id: int) -> list[int]:
+        return self.keyed.by_id(page_id)
+
+    def __iter__(self):
+        return iter(self.keyed.page_ids)
+
+    def __len__(self) -> int:
+        return len(self.keyed.page_ids)
 
 
 def _filter_summary(ctx: JobContext) -> bool:
@@ -297,9 +320,8 @@ def _filter_summary(ctx: JobContext) -> bool:
     keyer = _keyer(ctx, method, _common(ctx, method))
     doms = services.doms_of(crawl=job.crawl, page_ids=parameters["template_ids"])
     templates = [keyer.keys(doms[pid]) for pid in parameters["template_ids"]]
-    chance = S.chance_level(
-        templates, _KeyedPages(ctx, list(scores), keyer), pair_similarity=keyer.pair_similarity()
-    )
+    keyed = _KeyedPages(ctx, list(scores), keyer)
+    chance = S.chance_level(templates, keyed, pair_similarity=keyer.pair_similarity())
     labels = scratch_load(job, "labels", {})
     other_scores: dict[str, dict[int, float]] = {}
     for chunk in scratch_load_all(job, "others:").values():
@@ -312,6 +334,8 @@ def _filter_summary(ctx: JobContext) -> bool:
         targets=set(labels.get("targets", [])),
         non_targets=set(labels.get("non_targets", [])),
         other_scores=other_scores,
+        pages=_ById(keyed),
+        pair_similarity=keyer.pair_similarity(),
     )
     threshold = summary["threshold"]
     with transaction.atomic():

@@ -16,7 +16,23 @@ def _nested_scores() -> dict[int, float]:
     return {page: float(value) for page, value in enumerate(values, start=1)}
 
 
-def _summary(scores: dict[int, float], **parameters) -> dict:
+def _pages(scores: dict[int, float], type_and_wider_alike: float) -> tuple[dict, object]:
+    """Each page as its group (by its score, as _nested_scores made them) and how alike two pages are: 0.9
+    within the type, 0.7 within the wider group, `type_and_wider_alike` between the two, 0.1 otherwise."""
+    group = {
+        page: ("type" if v > 0.7 else "wider" if v > 0.3 else "rest", page) for page, v in scores.items()
+    }
+
+    def alike(a, b):
+        if a[0] == b[0]:
+            return {"type": 0.9, "wider": 0.7, "rest": 0.1}[a[0]]
+        return type_and_wider_alike if {a[0], b[0]} == {"type", "wider"} else 0.1
+
+    return group, alike
+
+
+def _summary(scores: dict[int, float], type_and_wider_alike: float = 0.3, **parameters) -> dict:
+    pages, alike = _pages(scores, type_and_wider_alike)
     return filter_summary(
         parameters={"relation": "default", "template_ids": [0], **parameters},
         scores=scores,
@@ -24,17 +40,32 @@ def _summary(scores: dict[int, float], **parameters) -> dict:
         targets=set(),
         non_targets=set(),
         other_scores={},
+        pages=pages,
+        pair_similarity=alike,
     )
 
 
 def test_the_default_takes_the_closest_clear_group_and_names_the_wider_one_with_its_threshold():
     scores = _nested_scores()
-    summary = _summary(scores)
+    summary = _summary(scores)  # the wider group's pages are 0.3 like the type's: another kind
     assert summary["threshold"] == S.calibrated_threshold(list(scores.values()), 0.1, "valley")
     assert 170 <= summary["matches"] <= 185
     wider = summary["wider_group"]
     assert wider["threshold"] == S.calibrated_threshold(list(scores.values()), 0.1, "otsu")
     assert 290 <= wider["matches"] <= 305
+
+
+def test_the_default_takes_the_wider_group_too_when_its_pages_are_of_the_types_kind():
+    # 0.8 alike across the valley, against 0.9 within the type and ~0.1 between random pages: one type of two
+    # variants (Doxygen's member lists), where the valley rule, the default before, took the closer one alone.
+    scores = _nested_scores()
+    summary = _summary(scores, type_and_wider_alike=0.8)
+    assert 290 <= summary["matches"] <= 305
+    assert summary["threshold"] == S.calibrated_threshold(list(scores.values()), 0.1, "otsu")
+    assert "wider_group" not in summary
+    assert (
+        sum(v >= S.calibrated_threshold(list(scores.values()), 0.1, "valley") for v in scores.values()) < 190
+    )
 
 
 def test_no_wider_group_is_named_when_the_threshold_is_given_or_there_is_none():
