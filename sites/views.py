@@ -379,11 +379,12 @@ def crawl_report_json(request: HttpRequest, crawl_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def crawl_pages_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
+    """Every page of the crawl, or with the page table's filters (its query string) all the pages it lists."""
     crawl = _visible_crawl(request, crawl_id)
-    rows = iter_csv_rows(iter_report_pages(crawl), csv_page_columns())
-    return _attachment(
-        StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "pages.csv"
-    )
+    page_filter = PageFilterForm(request.GET).page_filter()
+    rows = iter_csv_rows(iter_report_pages(crawl, page_filter), csv_page_columns())
+    name = "pages-filtered.csv" if page_filter.active else "pages.csv"
+    return _attachment(StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, name)
 
 
 @login_required

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 
@@ -51,6 +52,19 @@ class PageFilter:
     @property
     def active(self) -> bool:
         return bool(self.status or self.scope or self.verdict or self.broken or self.search or self.issue)
+
+    def query(self) -> str:
+        """The filter as the page table's query string (sites.forms.PageFilterForm's names), empty values left
+        out: what a link to the same pages carries, the pages CSV's."""
+        values = {
+            "status": self.status,
+            "scope": self.scope,
+            "verdict": self.verdict,
+            "issue": self.issue,
+            "q": self.search,
+            "broken": "on" if self.broken else "",
+        }
+        return urlencode({name: value for name, value in values.items() if value})
 
 
 def sites_with_last_crawl(*, user) -> QuerySet[Site]:
