@@ -158,7 +158,7 @@ def _overflows(page, selector: str) -> list[dict]:
 
 def test_the_crawl_page_fits_a_1400_pixel_window(signed_in_page, live_server, owner, artifacts):
     site = make_site(owner=owner, url="https://example.com/")
-    crawl = make_crawl(site, external_admitted=1675, external_done=1675, external_cached=312, pages_done=1170)
+    crawl = make_crawl(site, external_admitted=1675, external_done=1675, external_cached=312, pages_done=2845)
     long = "https://example.com/" + "/".join(["a-rather-long-directory-name"] * 6) + "/page.html"
     source = make_page(crawl, long)
     for n in range(5):

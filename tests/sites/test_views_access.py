@@ -301,7 +301,7 @@ def test_the_progress_of_an_active_crawl_polls_every_two_seconds_and_offers_canc
     assert reverse("sites:crawl_cancel", args=[crawl.pk]) in html
     shown = dict(re.findall(r"<dt>([^<]+)</dt><dd[^>]*>([^<]+)", html))
     assert shown.pop("Elapsed").startswith("1 min 1")  # started 75 s ago
-    assert shown == {"Pages done": "7", "Queued": "12", "Broken": "2", "Links found": "140", "Requests": "9 "}
+    assert shown == {"Site pages done": "7", "Queued": "12", "Broken": "2", "Links found": "140", "Requests": "9 "}
     assert "(1.29 a page)" in html
 
 
