@@ -11,6 +11,7 @@ import time
 import kombu
 import pytest
 import redis
+from django.utils import timezone
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from werkzeug.wrappers import Response
 
@@ -145,6 +146,52 @@ def test_add_a_site_crawl_it_watch_it_live_and_act_on_its_issues(
     row.locator("summary").click()
     assert sources.first.is_visible() and sources.count() == PAGES
     page.screenshot(path=str(artifacts / "5-broken-page-expanded.png"), full_page=True)
+
+
+# The progress card's Broken figure and the sum of the overview's broken kinds (sites.services.issues.BROKEN_KINDS),
+# as the page shows them now.
+BROKEN_SHOWN = """() => {
+  const figure = [...document.querySelectorAll('#crawl-progress .stats div')]
+    .find(stat => stat.querySelector('dt').textContent.trim() === 'Broken').querySelector('dd').firstChild;
+  const listed = ['broken_internal', 'soft404', 'failed', 'broken_external']
+    .map(kind => document.querySelector(`#issues tr[data-issue=${kind}] td.num`))
+    .filter(Boolean).map(cell => parseInt(cell.textContent.replace(/,/g, ''), 10));
+  return [parseInt(figure.textContent.trim().replace(/,/g, ''), 10), listed.reduce((a, b) => a + b, 0)];
+}"""
+
+
+def test_the_live_counters_and_the_issues_overview_change_together_and_the_end_reloads_the_page(
+    signed_in_page, live_server, owner, artifacts
+):
+    site = make_site(owner=owner, url="https://example.com/")
+    crawl = make_crawl(site, status=Crawl.Status.RUNNING, pages_done=1, pages_queued=1)
+    home = make_page(crawl, "https://example.com/")
+    page = signed_in_page
+    page.goto(f"{live_server.url}/sites/crawls/{crawl.pk}/")
+    assert "None found so far" in page.locator("#issues").inner_text()
+    # Note every moment the page shows the two figures apart, from now on.
+    page.evaluate(f"window.brokenShown = {BROKEN_SHOWN}")
+    page.evaluate(
+        """() => {
+             window.apart = [];
+             new MutationObserver(() => {
+               const [figure, listed] = window.brokenShown();
+               if (figure !== listed) window.apart.push([figure, listed]);
+             }).observe(document.body, {childList: true, subtree: true, characterData: true});
+           }"""
+    )
+    # What a batch writes in one transaction: the page, its verdict and the counters.
+    make_link(home, make_page(crawl, "https://example.com/gone", 404))
+    Crawl.objects.filter(pk=crawl.pk).update(pages_done=2, pages_queued=0, pages_failed=1)
+    page.wait_for_function("window.brokenShown().join() === '1,1'", timeout=20_000)
+    assert page.evaluate("window.apart") == []
+    page.screenshot(path=str(artifacts / "live-broken.png"), full_page=True)
+
+    page.evaluate("window.stillTheSamePage = true")
+    Crawl.objects.filter(pk=crawl.pk).update(status=Crawl.Status.FINISHED, finished_at=timezone.now())
+    page.wait_for_selector("#crawl-progress[data-status=finished]", timeout=20_000)
+    assert page.evaluate("window.stillTheSamePage === undefined")  # reloaded in full, not patched
+    assert page.locator("#crawl-live").count() == 0
 
 
 def _overflows(page, selector: str) -> list[dict]:
