@@ -369,7 +369,7 @@ def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
     assert answer in first.inner_text() and first.locator("td.num").inner_text()
 
 
-def test_a_decay_result_with_long_urls_fits_a_phone(browser, live_server, owner, artifacts):
+def test_a_decay_result_with_long_urls_fits_a_phone(signed_in_phone, live_server, owner, artifacts):
     from checks.jobs import job_run, job_start
 
     site = make_site(owner=owner, url="https://example.com/")
@@ -383,15 +383,9 @@ def test_a_decay_result_with_long_urls_fits_a_phone(browser, live_server, owner,
     make_link(home, deep)
     make_link(deep, dead)
     job = job_run(job=job_start(kind="decay", crawl=crawl, parameters={}, enqueue=False))
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", owner.username)
-    page.fill("input[name=password]", "pw-" + owner.username)
-    page.click("button[type=submit]")
+    page = signed_in_phone
     for name, path in (("job", f"/checks/jobs/{job.pk}/"), ("crawl", f"/sites/crawls/{crawl.pk}/")):
         page.goto(live_server.url + path)
         page.wait_for_selector("#most-decayed")
         page.screenshot(path=str(artifacts / f"decay-{name}-390.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
-    context.close()
