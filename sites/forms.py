@@ -1,9 +1,11 @@
-"""Dashboard forms: registering a site with its crawl settings, sharing it, and filtering a crawl's pages."""
+"""Dashboard forms: logging in, registering a site with its crawl settings, sharing it, and filtering a crawl's
+pages."""
 
 from __future__ import annotations
 
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
 
 from sites.crawler.urls import PatternError, compile_patterns, normalize_url
 from sites.http.urls import url_problem
@@ -135,6 +137,10 @@ class PlainLabelsForm(forms.Form):
     def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+
+
+class LoginForm(PlainLabelsForm, AuthenticationForm):
+    """Django's login form with the dashboard's labels ("Username", not "Username:")."""
 
 
 class ShareForm(PlainLabelsForm):

@@ -167,6 +167,16 @@ class Crawl(models.Model):
         return self.requests_made / self.pages_done if self.pages_done else 0.0
 
     @property
+    def site_pages_done(self) -> int:
+        """Pages of the site fetched: pages_done counts the external link targets checked too (external_done)."""
+        return max(0, self.pages_done - self.external_done)
+
+    @property
+    def site_pages_queued(self) -> int:
+        """Pages of the site waiting to be fetched: pages_queued less the external targets left to check."""
+        return max(0, self.pages_queued - self.external_left)
+
+    @property
     def external_left(self) -> int:
         """External targets admitted and not yet given a verdict."""
         return max(0, self.external_admitted - self.external_done)

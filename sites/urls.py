@@ -16,7 +16,6 @@ urlpatterns = [
     path("<id:site_id>/unshare/", views.site_unshare_view, name="unshare"),
     path("<id:site_id>/crawls/start/", views.crawl_start_view, name="crawl_start"),
     path("crawls/<id:crawl_id>/", views.crawl_detail, name="crawl"),
-    path("crawls/<id:crawl_id>/progress/", views.crawl_progress, name="crawl_progress"),
     path("crawls/<id:crawl_id>/progress.json", views.crawl_progress_json, name="crawl_progress_json"),
     path("crawls/<id:crawl_id>/cancel/", views.crawl_cancel_view, name="crawl_cancel"),
     path("crawls/<id:crawl_id>/delete/", views.crawl_delete_view, name="crawl_delete"),

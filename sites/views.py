@@ -42,6 +42,7 @@ from sites.services.issues import (
     crawl_health,
     crawl_issues,
     crawl_sitemap_summary,
+    issues_broken_count,
 )
 from sites.services.reports import (
     CSV_LINK_COLUMNS,
@@ -246,9 +247,12 @@ def crawl_start_view(request: HttpRequest, site_id: int) -> HttpResponse:
     return redirect("sites:crawl", crawl_id=crawl.pk)
 
 
+@never_cache
 @login_required
 @require_GET
 def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
+    """The crawl's report. While the crawl runs, the page polls itself (htmx) and swaps in its live sections, the
+    progress card among them: one response, so the card's counts and the issues overview come from one moment."""
     crawl = _visible_crawl(request, crawl_id)
     filter_form = PageFilterForm(request.GET)
     page_filter = filter_form.page_filter()
@@ -266,6 +270,7 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
     soft404_page.object_list = inlinks_count(crawl=crawl, pages=list(soft404_page.object_list))
     page_rows = pages.get_page(request.GET.get("page"))
     page_rows.object_list = orphans_mark(crawl=crawl, pages=list(page_rows.object_list))
+    issues = crawl_issues(crawl=crawl)
     context = {
         "crawl": crawl,
         "site": crawl.site,
@@ -277,25 +282,18 @@ def crawl_detail(request: HttpRequest, crawl_id: int) -> HttpResponse:
         "broken_links": links.get_page(request.GET.get("lpage")),
         "counts": report_status_counts(crawl=crawl),
         "can_manage": can_manage(request.user, crawl.site),
-        "issues": crawl_issues(crawl=crawl),
+        "issues": issues,
+        "broken": issues_broken_count(issues),
         "health": crawl_health(crawl=crawl),
         "broken_targets": targets,
         "target_scope": target_scope,
         "target_order": target_order,
         "sitemap": crawl_sitemap_summary(crawl=crawl, limit=SITEMAP_URLS_SHOWN, detail=True),
     }
-    return render(request, "sites/crawl_detail.html", context)
-
-
-@never_cache
-@login_required
-@require_GET
-def crawl_progress(request: HttpRequest, crawl_id: int) -> HttpResponse:
-    """The progress panel alone, which htmx polls; it drops its polling attributes once the crawl ends."""
-    crawl = _visible_crawl(request, crawl_id)
-    response = render(request, "partials/crawl_progress.html", {"crawl": crawl})
-    if request.GET.get("was_active") and not crawl.is_active and getattr(request, "htmx", False):
-        # The crawl ended since the last poll: reload the whole page so the report tables are complete.
+    response = render(request, "sites/crawl_detail.html", context)
+    if getattr(request, "htmx", False) and not crawl.is_active:
+        # Only the live poll of a page opened while the crawl ran asks with htmx: the crawl has ended since. Reload
+        # the whole page, whose sections are then laid out for a finished crawl.
         response["HX-Refresh"] = "true"
     return response
 
@@ -379,11 +377,12 @@ def crawl_report_json(request: HttpRequest, crawl_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def crawl_pages_csv(request: HttpRequest, crawl_id: int) -> StreamingHttpResponse:
+    """Every page of the crawl, or with the page table's filters (its query string) all the pages it lists."""
     crawl = _visible_crawl(request, crawl_id)
-    rows = iter_csv_rows(iter_report_pages(crawl), csv_page_columns())
-    return _attachment(
-        StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, "pages.csv"
-    )
+    page_filter = PageFilterForm(request.GET).page_filter()
+    rows = iter_csv_rows(iter_report_pages(crawl, page_filter), csv_page_columns())
+    name = "pages-filtered.csv" if page_filter.active else "pages.csv"
+    return _attachment(StreamingHttpResponse(rows, content_type="text/csv; charset=utf-8"), crawl, name)
 
 
 @login_required

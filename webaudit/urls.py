@@ -7,12 +7,14 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
+from sites.forms import LoginForm
+
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="sites:list", permanent=False)),
     # Browsers ask for /favicon.ico whatever the page says. Resolved per request: the static URL is only known
     # once the static files' manifest exists, which importing the URLs must not require.
     path("favicon.ico", lambda request: redirect(static("favicon.svg"), permanent=True)),
-    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("login/", auth_views.LoginView.as_view(authentication_form=LoginForm), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("sites/", include("sites.urls")),
     path("checks/", include("checks.urls")),

@@ -59,12 +59,16 @@ def distribution_svg(
                 f' height="{target_h:.1f}" fill="#2f7d4f"/>'
             )
     for value, label, style in ((threshold, "threshold", ""), (chance, "chance", ' stroke-dasharray="4 3"')):
-        x = LEFT + plot_w * min(max(value, 0.0), 1.0)
+        share = min(max(value, 0.0), 1.0)
+        x = LEFT + plot_w * share
+        # A line in the right half is labelled on its left: written rightwards, "threshold 1.00" ran out of the
+        # chart and was cut.
+        anchor = f' x="{x - 3:.1f}" text-anchor="end"' if share > 0.5 else f' x="{x + 3:.1f}"'
         parts.append(
             f'<line class="{label}" x1="{x:.1f}" y1="{MARGIN / 2}" x2="{x:.1f}" y2="{base}"'
             f' stroke="{"#b3261e" if label == "threshold" else "#555"}"{style}/>'
-            f'<text x="{x + 3:.1f}" y="{MARGIN / 2 + (0 if label == "threshold" else 12)}" font-size="11">'
-            f"{label} {value:.2f}</text>"
+            f'<text class="{label}-label"{anchor} y="{MARGIN / 2 + (0 if label == "threshold" else 12)}"'
+            f' font-size="11">{label} {value:.2f}</text>'
         )
     for tick in range(0, 11, 2):
         x = LEFT + plot_w * tick / 10

@@ -426,11 +426,13 @@ def crawl_recount(*, crawl: Crawl) -> None:
         done=Count("id", filter=Q(state=Page.State.DONE)),
         pending=Count("id", filter=~Q(state=Page.State.DONE)),
         failed=Count("id", filter=BROKEN_CHECKED),
+        external_done=Count("id", filter=Q(state=Page.State.DONE, is_internal=False)),
     )
     Crawl.objects.filter(pk=crawl.pk).update(
         pages_done=counts["done"],
         pages_queued=counts["pending"],
         pages_failed=counts["failed"],
+        external_done=counts["external_done"],
         heartbeat_at=timezone.now(),
     )
 

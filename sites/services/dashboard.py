@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from sites.models import BROKEN_CHECKED, NOT_CHECKED_KINDS, Crawl, Link, Page, Site, Verdict
 from sites.services.issues import issue_condition
@@ -52,9 +53,22 @@ class PageFilter:
     def active(self) -> bool:
         return bool(self.status or self.scope or self.verdict or self.broken or self.search or self.issue)
 
+    def query(self) -> str:
+        """The filter as the page table's query string (sites.forms.PageFilterForm's names), empty values left
+        out: what a link to the same pages carries, the pages CSV's."""
+        values = {
+            "status": self.status,
+            "scope": self.scope,
+            "verdict": self.verdict,
+            "issue": self.issue,
+            "q": self.search,
+            "broken": "on" if self.broken else "",
+        }
+        return urlencode({name: value for name, value in values.items() if value})
+
 
 def sites_with_last_crawl(*, user) -> QuerySet[Site]:
-    """The user's visible sites, each annotated with its latest crawl's id, status, date and pages done."""
+    """The user's visible sites, each annotated with its latest crawl's id, status, date and site pages done."""
     latest = Crawl.objects.filter(site=OuterRef("pk")).order_by("-created_at", "-id")
     return (
         Site.objects.visible_to(user)
@@ -63,7 +77,8 @@ def sites_with_last_crawl(*, user) -> QuerySet[Site]:
             last_crawl_id=Subquery(latest.values("id")[:1]),
             last_crawl_status=Subquery(latest.values("status")[:1]),
             last_crawl_at=Subquery(latest.values("created_at")[:1]),
-            last_crawl_pages=Subquery(latest.values("pages_done")[:1]),
+            # The site's own pages, not the external link targets checked (Crawl.site_pages_done).
+            last_crawl_pages=Subquery(latest.values(site_pages=F("pages_done") - F("external_done"))[:1]),
         )
         .order_by("name", "url", "id")
     )

@@ -454,6 +454,7 @@ def frontier_record(
                     retried.append(page)
                     continue
                 stats.pages += 1
+                stats.external += not page.is_internal
                 stats.not_modified += 1
                 stats.failed += counts_as_broken(verdict=baseline.verdict, error_kind=baseline.error_kind)
                 copied.append((page.pk, outcome.job.baseline.page_id))

@@ -252,6 +252,14 @@ ISSUE_KINDS: tuple[IssueKind, ...] = (
     ),
 )
 ISSUE_KINDS_BY_NAME = {kind.kind: kind for kind in ISSUE_KINDS}
+# The kinds that between them list each broken page of the crawl once (BROKEN_CHECKED: dead, soft-404 or failing,
+# of the site or another, and asked): the progress card's "Broken" is their sum, so it says what the overview says.
+BROKEN_KINDS = ("broken_internal", "soft404", "failed", "broken_external")
+
+
+def issues_broken_count(issues: Iterable[CrawlIssue]) -> int:
+    """How many broken pages and external targets the overview's issues list (BROKEN_KINDS), each once."""
+    return sum(issue.count for issue in issues if issue.kind in BROKEN_KINDS)
 
 
 def issue_condition(*, crawl: Crawl, kind: str) -> Q:

@@ -14,6 +14,7 @@ from django.utils.module_loading import import_string
 
 from sites import models
 from sites.models import BROKEN_VERDICTS, NOT_CHECKED_KINDS, Crawl, Link, Page, Verdict
+from sites.services.dashboard import PageFilter, report_pages
 
 # A page's verdict as the reports give it: what was judged, and its strikes while it was failing.
 VERDICT_FIELDS = (*models.VERDICT_FIELDS, "strikes", "failing_since")
@@ -150,9 +151,11 @@ def page_extension_columns(crawl: Crawl, pages: list[Page]) -> list[ExtensionCol
     return columns
 
 
-def iter_report_pages(crawl: Crawl) -> Iterator[dict]:
+def iter_report_pages(crawl: Crawl, page_filter: PageFilter | None = None) -> Iterator[dict]:
+    """The crawl's pages as the report gives them, shallowest first: every one, or those the page table shows
+    under `page_filter` (all of them, not one table page)."""
     extensions = [(extension.columns, extension(crawl)) for extension in report_page_extensions()]
-    pages = Page.objects.filter(crawl=crawl).order_by("depth", "id").values(*PAGE_FIELDS)
+    pages = report_pages(crawl=crawl, page_filter=page_filter or PageFilter()).values(*PAGE_FIELDS)
     for values in pages.iterator(chunk_size=2000):
         page = page_as_report(values)
         for columns, extra in extensions:

@@ -74,12 +74,32 @@ def page(browser, artifacts):
     context.close()
 
 
+def sign_in(page, live_server, user) -> None:
+    """Sign the browser in as the user, through the login form."""
+    page.goto(f"{live_server.url}/login/")
+    page.fill("input[name=username]", user.username)
+    page.fill("input[name=password]", "pw-" + user.username)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{live_server.url}/sites/")
+
+
 @pytest.fixture
 def signed_in_page(page, live_server, owner):
     """The browser signed in as the owner, through the login form."""
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", owner.username)
-    page.fill("input[name=password]", "pw-" + owner.username)
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{live_server.url}/sites/")
+    sign_in(page, live_server, owner)
     return page
+
+
+# A phone's screen in CSS pixels (an iPhone 12 to 15).
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def signed_in_phone(browser, live_server, owner):
+    """A phone-sized browser signed in as the owner."""
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    sign_in(page, live_server, owner)
+    yield page
+    context.close()

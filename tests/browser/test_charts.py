@@ -38,3 +38,22 @@ def test_axis_titles_stand_clear_of_every_other_text(page, artifacts, name):
     assert clashes == []
     titles = page.evaluate("[...document.querySelectorAll('svg text.x-title, svg text.y-title')].length")
     assert titles == 2
+
+
+@pytest.mark.parametrize(("threshold", "chance"), [(1.0, 0.95), (0.0, 0.02), (0.55, 0.45)])
+def test_the_similarity_chart_s_threshold_and_chance_labels_stay_inside_it(
+    page, artifacts, threshold, chance
+):
+    page.set_content(
+        f'<div style="width: 640px">{distribution_svg([3, 120], threshold=threshold, chance=chance)}</div>'
+    )
+    page.screenshot(path=str(artifacts / "chart.png"))
+    outside = page.evaluate(
+        """() => {
+             const chart = document.querySelector('svg').getBoundingClientRect();
+             return [...document.querySelectorAll('svg text')].map(text => [text, text.getBoundingClientRect()])
+               .filter(([, box]) => box.left < chart.left || box.right > chart.right || box.top < chart.top)
+               .map(([text]) => text.textContent);
+           }"""
+    )
+    assert outside == []

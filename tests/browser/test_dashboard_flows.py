@@ -11,6 +11,7 @@ import time
 import kombu
 import pytest
 import redis
+from django.utils import timezone
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from werkzeug.wrappers import Response
 
@@ -147,6 +148,52 @@ def test_add_a_site_crawl_it_watch_it_live_and_act_on_its_issues(
     page.screenshot(path=str(artifacts / "5-broken-page-expanded.png"), full_page=True)
 
 
+# The progress card's Broken figure and the sum of the overview's broken kinds (sites.services.issues.BROKEN_KINDS),
+# as the page shows them now.
+BROKEN_SHOWN = """() => {
+  const figure = [...document.querySelectorAll('#crawl-progress .stats div')]
+    .find(stat => stat.querySelector('dt').textContent.trim() === 'Broken').querySelector('dd').firstChild;
+  const listed = ['broken_internal', 'soft404', 'failed', 'broken_external']
+    .map(kind => document.querySelector(`#issues tr[data-issue=${kind}] td.num`))
+    .filter(Boolean).map(cell => parseInt(cell.textContent.replace(/,/g, ''), 10));
+  return [parseInt(figure.textContent.trim().replace(/,/g, ''), 10), listed.reduce((a, b) => a + b, 0)];
+}"""
+
+
+def test_the_live_counters_and_the_issues_overview_change_together_and_the_end_reloads_the_page(
+    signed_in_page, live_server, owner, artifacts
+):
+    site = make_site(owner=owner, url="https://example.com/")
+    crawl = make_crawl(site, status=Crawl.Status.RUNNING, pages_done=1, pages_queued=1)
+    home = make_page(crawl, "https://example.com/")
+    page = signed_in_page
+    page.goto(f"{live_server.url}/sites/crawls/{crawl.pk}/")
+    assert "None found so far" in page.locator("#issues").inner_text()
+    # Note every moment the page shows the two figures apart, from now on.
+    page.evaluate(f"window.brokenShown = {BROKEN_SHOWN}")
+    page.evaluate(
+        """() => {
+             window.apart = [];
+             new MutationObserver(() => {
+               const [figure, listed] = window.brokenShown();
+               if (figure !== listed) window.apart.push([figure, listed]);
+             }).observe(document.body, {childList: true, subtree: true, characterData: true});
+           }"""
+    )
+    # What a batch writes in one transaction: the page, its verdict and the counters.
+    make_link(home, make_page(crawl, "https://example.com/gone", 404))
+    Crawl.objects.filter(pk=crawl.pk).update(pages_done=2, pages_queued=0, pages_failed=1)
+    page.wait_for_function("window.brokenShown().join() === '1,1'", timeout=20_000)
+    assert page.evaluate("window.apart") == []
+    page.screenshot(path=str(artifacts / "live-broken.png"), full_page=True)
+
+    page.evaluate("window.stillTheSamePage = true")
+    Crawl.objects.filter(pk=crawl.pk).update(status=Crawl.Status.FINISHED, finished_at=timezone.now())
+    page.wait_for_selector("#crawl-progress[data-status=finished]", timeout=20_000)
+    assert page.evaluate("window.stillTheSamePage === undefined")  # reloaded in full, not patched
+    assert page.locator("#crawl-live").count() == 0
+
+
 def _overflows(page, selector: str) -> list[dict]:
     return page.evaluate(
         """selector => [...document.querySelectorAll(selector)]
@@ -158,7 +205,7 @@ def _overflows(page, selector: str) -> list[dict]:
 
 def test_the_crawl_page_fits_a_1400_pixel_window(signed_in_page, live_server, owner, artifacts):
     site = make_site(owner=owner, url="https://example.com/")
-    crawl = make_crawl(site, external_admitted=1675, external_done=1675, external_cached=312, pages_done=1170)
+    crawl = make_crawl(site, external_admitted=1675, external_done=1675, external_cached=312, pages_done=2845)
     long = "https://example.com/" + "/".join(["a-rather-long-directory-name"] * 6) + "/page.html"
     source = make_page(crawl, long)
     for n in range(5):
@@ -322,7 +369,7 @@ def test_find_a_page_from_the_site_page_and_see_how_sure_the_answer_is(
     assert answer in first.inner_text() and first.locator("td.num").inner_text()
 
 
-def test_a_decay_result_with_long_urls_fits_a_phone(browser, live_server, owner, artifacts):
+def test_a_decay_result_with_long_urls_fits_a_phone(signed_in_phone, live_server, owner, artifacts):
     from checks.jobs import job_run, job_start
 
     site = make_site(owner=owner, url="https://example.com/")
@@ -336,15 +383,9 @@ def test_a_decay_result_with_long_urls_fits_a_phone(browser, live_server, owner,
     make_link(home, deep)
     make_link(deep, dead)
     job = job_run(job=job_start(kind="decay", crawl=crawl, parameters={}, enqueue=False))
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.goto(f"{live_server.url}/login/")
-    page.fill("input[name=username]", owner.username)
-    page.fill("input[name=password]", "pw-" + owner.username)
-    page.click("button[type=submit]")
+    page = signed_in_phone
     for name, path in (("job", f"/checks/jobs/{job.pk}/"), ("crawl", f"/sites/crawls/{crawl.pk}/")):
         page.goto(live_server.url + path)
         page.wait_for_selector("#most-decayed")
         page.screenshot(path=str(artifacts / f"decay-{name}-390.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), name
-    context.close()

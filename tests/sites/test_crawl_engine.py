@@ -228,8 +228,8 @@ def test_a_target_the_address_guard_refused_is_not_counted_broken(httpserver, cr
     assert refused.error_kind == "blocked_address"
     assert crawl.pages_failed == 1  # /missing only
     client.force_login(crawl.site.owner)
-    progress = client.get(reverse("sites:crawl_progress", args=[crawl.pk])).content.decode()
-    assert '<dt>Broken</dt><dd class="text-bad">1</dd>' in progress
+    progress = client.get(reverse("sites:crawl", args=[crawl.pk])).content.decode()
+    assert '<dt>Broken</dt><dd class="text-bad">1 <small' in progress
 
 
 def test_bad_pages_are_recorded_on_the_page_and_the_crawl_finishes(httpserver, crawl_site, settings):

@@ -140,7 +140,7 @@ def test_the_progress_says_how_many_external_targets_are_left_and_at_what_rate(s
         started_at=began - timedelta(seconds=60),
         external_started_at=began - timedelta(seconds=40),
     )
-    html_text = signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])).content.decode()
+    html_text = signed_in.get(reverse("sites:crawl", args=[crawl.pk])).content.decode()
     shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html_text))
     assert re.search(
         r"External targets120 checked \(40 from cache\), 180 left at (3\.0|2\.\d) a second", shown

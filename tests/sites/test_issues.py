@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from sites.models import Sitemap
+from sites.models import BROKEN_CHECKED, Page, Sitemap
 from sites.services.issues import (
     SLOW_PAGE_MS,
     crawl_broken_targets,
@@ -18,6 +18,7 @@ from sites.services.issues import (
     crawl_issues,
     crawl_issues_report,
     issue_pages,
+    issues_broken_count,
 )
 from sites.services.reports import crawl_summary
 from tests.sites.factories import make_crawl, make_link, make_page, make_site
@@ -196,3 +197,23 @@ def test_only_the_sites_own_robots_txt_makes_a_linked_page_blocked(crawl):
     make_link(home, make_page(crawl, "https://other.example/x", None, is_internal=False, error_kind="robots"))
     counts = {issue.kind: issue.count for issue in crawl_issues(crawl=crawl)}
     assert counts["robots_linked"] == 1
+
+
+def test_the_broken_kinds_list_every_broken_page_once_so_their_sum_is_the_broken_count():
+    crawl = make_crawl(make_site(url=SITE + "/"))
+    for internal, host in ((True, SITE), (False, "https://other.example")):
+        for path, status, fields in (
+            ("/ok", 200, {}),
+            ("/gone", 404, {}),
+            ("/crash", 503, {}),
+            ("/timeout", None, {"error_kind": "timeout"}),
+            ("/empty", 200, {"verdict": "soft404"}),
+            ("/private", None, {"error_kind": "robots"}),
+        ):
+            make_page(crawl, host + path, status, is_internal=internal, **fields)
+    make_page(crawl, "http://10.0.0.1/admin", None, is_internal=False, error_kind="blocked_address")
+
+    broken = Page.objects.filter(crawl=crawl).filter(BROKEN_CHECKED).count()
+
+    assert broken == 8
+    assert issues_broken_count(crawl_issues(crawl=crawl)) == broken

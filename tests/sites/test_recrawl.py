@@ -259,3 +259,40 @@ def test_a_site_whose_start_url_moved_to_another_host_is_crawled_in_full(httpser
     moved = crawl_again(site, user)
     assert first.status == moved.status == "finished"
     assert moved.baseline_id is None and moved.not_modified == 0 and served.conditional == []
+
+
+def test_an_external_target_answering_304_counts_as_an_external_target_while_the_recrawl_runs(
+    httpserver, user
+):
+    other = HTTPServer(host="127.0.0.2")
+    other.start()
+    try:
+        outside = ValidatingSite(other, {"/ok": html("Elsewhere")})
+        # A chain of pages after the external link, so that batches come after the one that checks it.
+        chain = {"/": html("Home", "/a", outside.root + "ok"), "/a": html("A", "/b"), "/b": html("B", "/c")}
+        served = ValidatingSite(httpserver, {**chain, "/c": html("C", "/")})
+        site = site_create(owner=user, url=served.root, external_cache_hours=0)  # asked again, conditionally
+        crawl_again(site, user)
+        seen = []
+
+        def counted(crawl) -> None:
+            done = Page.objects.filter(crawl=crawl, state=Page.State.DONE)
+            seen.append(
+                (
+                    crawl.is_active,
+                    (crawl.site_pages_done, crawl.external_done),
+                    (done.filter(is_internal=True).count(), done.filter(is_internal=False).count()),
+                )
+            )
+
+        # Steps short enough to see the counters between batches, before the end recounts them.
+        recrawl = crawl_run(
+            crawl=crawl_start(site=site, requested_by=user, enqueue=False, probe=False),
+            on_progress=counted,
+            step_seconds=0.01,
+        )
+    finally:
+        other.stop()
+    assert outside.conditional and recrawl.not_modified == 5
+    assert all(counters == pages for _, counters, pages in seen), seen
+    assert any(running and pages[1] == 1 for running, _, pages in seen), "no step ended after the check"

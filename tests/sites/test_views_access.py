@@ -9,7 +9,7 @@ from django.test import Client
 from django.urls import reverse
 
 from sites.models import Crawl, Site
-from tests.sites.factories import body, make_crawl, make_site, make_user
+from tests.sites.factories import body, make_crawl, make_page, make_site, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +17,6 @@ SITE_GET_URLS = ["sites:detail"]
 SITE_POST_URLS = ["sites:crawl_start", "sites:share"]
 CRAWL_GET_URLS = [
     "sites:crawl",
-    "sites:crawl_progress",
     "sites:crawl_progress_json",
     "sites:crawl_report_json",
     "sites:crawl_pages_csv",
@@ -283,7 +282,11 @@ def test_cancelling_an_ended_crawl_keeps_its_status(signed_in, owner):
 # Live progress
 
 
-def test_the_progress_of_an_active_crawl_polls_every_two_seconds_and_offers_cancel(signed_in, owner):
+def _progress_card(html: str) -> str:
+    return html[html.index('<section id="crawl-progress"') :].split("</section>")[0]
+
+
+def test_the_progress_of_an_active_crawl_follows_the_page_s_live_poll_and_offers_cancel(signed_in, owner):
     crawl = make_crawl(
         make_site(owner=owner),
         status=Crawl.Status.RUNNING,
@@ -293,16 +296,26 @@ def test_the_progress_of_an_active_crawl_polls_every_two_seconds_and_offers_canc
         links_found=140,
         requests_made=9,
     )
+    for _ in range(2):
+        make_page(crawl, status_code=404)
 
-    html = body(signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])))
+    html = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk])))
 
-    assert 'hx-trigger="every 2s"' in html
-    assert f'hx-get="{reverse("sites:crawl_progress", args=[crawl.pk])}?was_active=1"' in html
-    assert reverse("sites:crawl_cancel", args=[crawl.pk]) in html
-    shown = dict(re.findall(r"<dt>([^<]+)</dt><dd[^>]*>([^<]+)", html))
+    poller = re.search(r'<div id="crawl-live"[^>]*>', html).group(0)
+    assert 'hx-trigger="every 3s"' in poller and "#crawl-progress,#issues," in poller
+    card = _progress_card(html)
+    assert "hx-get" not in card  # no poll of its own: it comes with the issues overview
+    assert reverse("sites:crawl_cancel", args=[crawl.pk]) in card
+    shown = dict(re.findall(r"<dt>([^<]+)</dt><dd[^>]*>([^<]+)", card))
     assert shown.pop("Elapsed").startswith("1 min 1")  # started 75 s ago
-    assert shown == {"Pages done": "7", "Queued": "12", "Broken": "2", "Links found": "140", "Requests": "9 "}
-    assert "(1.29 a page)" in html
+    assert shown == {
+        "Site pages done": "7",
+        "Queued": "12",
+        "Broken": "2 ",
+        "Links found": "140",
+        "Requests": "9 ",
+    }
+    assert "(1.29 a page)" in card
 
 
 def test_the_crawl_page_without_javascript_offers_a_reload_link_while_active(signed_in, owner):
@@ -315,30 +328,27 @@ def test_the_crawl_page_without_javascript_offers_a_reload_link_while_active(sig
     assert "django_htmx/htmx-2.min.js" in html
 
 
-def test_the_progress_of_an_ended_crawl_stops_polling_and_hides_cancel(signed_in, owner):
+def test_the_page_of_an_ended_crawl_stops_polling_and_hides_cancel(signed_in, owner):
     crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.FINISHED, pages_done=30)
 
-    html = body(signed_in.get(reverse("sites:crawl_progress", args=[crawl.pk])))
+    html = body(signed_in.get(reverse("sites:crawl", args=[crawl.pk])))
 
     assert "hx-trigger" not in html and "hx-get" not in html
     assert reverse("sites:crawl_cancel", args=[crawl.pk]) not in html
-    assert ">30</dd>" in html
+    assert ">30</dd>" in _progress_card(html)
 
 
 def test_the_last_poll_after_the_crawl_ends_reloads_the_page_once(signed_in, owner):
     crawl = make_crawl(make_site(owner=owner), status=Crawl.Status.FINISHED)
-    url = reverse("sites:crawl_progress", args=[crawl.pk])
-
-    ended = signed_in.get(url, {"was_active": "1"}, headers={"HX-Request": "true"})
     still_running = make_crawl(crawl.site, status=Crawl.Status.RUNNING)
-    running = signed_in.get(
-        reverse("sites:crawl_progress", args=[still_running.pk]),
-        {"was_active": "1"},
-        headers={"HX-Request": "true"},
-    )
+
+    ended = signed_in.get(reverse("sites:crawl", args=[crawl.pk]), headers={"HX-Request": "true"})
+    running = signed_in.get(reverse("sites:crawl", args=[still_running.pk]), headers={"HX-Request": "true"})
+    opened = signed_in.get(reverse("sites:crawl", args=[crawl.pk]))
 
     assert ended["HX-Refresh"] == "true"
-    assert "HX-Refresh" not in running
+    assert "HX-Refresh" not in running and "HX-Refresh" not in opened
+    assert "no-cache" in ended["Cache-Control"]
 
 
 def test_the_json_progress_reflects_the_crawl_counters(signed_in, owner):

@@ -5,12 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+from html import unescape
 
 import pytest
 from django.urls import reverse
 
 from sites.models import Page
 from sites.services.reports import CSV_LINK_COLUMNS, csv_page_columns
+from sites.views import ROWS_PER_PAGE
 from tests.sites.factories import body, make_crawl, make_link, make_page, make_site
 
 pytestmark = pytest.mark.django_db
@@ -178,6 +181,42 @@ def test_the_pages_csv_streams_the_report_columns_and_escapes_formulas(signed_in
     assert home["title"] == '\'=HYPERLINK("http://evil.example","x")'
     redirected = next(row for row in rows if row["url"] == "https://example.com/old")
     assert redirected["redirects"] == "301 https://example.com/mid -> 302 https://example.com/new"
+
+
+def _pages_csv_link(html: str) -> tuple[str, str]:
+    """The href and text of the pages table's download link."""
+    link = re.search(r'<a id="pages-csv" href="([^"]*)"[^>]*>([^<]*)</a>', html)
+    assert link, "the pages table offers no download"
+    return unescape(link.group(1)), link.group(2)
+
+
+def test_the_pages_csv_of_a_filtered_table_holds_every_page_it_lists_and_no_other(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    # More than one table page of matches (the external 410 does not match the search): the download takes
+    # every one of them.
+    for number in range(ROWS_PER_PAGE + 5):
+        make_page(crawl, f"https://example.com/gone/{number}", 404, depth=2)
+    query = {"status": "4xx", "q": "example.com/", "page": 2}
+
+    table = signed_in.get(reverse("sites:crawl", args=[crawl.pk]), query)
+    listed = table.context["pages"].paginator.count
+    href, text = _pages_csv_link(table.content.decode())
+    assert text == f"Download the {listed} matching pages (CSV)"
+    assert "page=" not in href  # every page of the table, not the one shown
+
+    response = signed_in.get(href)
+    assert response["Content-Disposition"].endswith('pages-filtered.csv"')
+    urls = [row["url"] for row in csv.DictReader(io.StringIO(body(response)))]
+    assert len(urls) == listed == ROWS_PER_PAGE + 6
+    assert set(urls) == {page.url for page in table.context["pages"].paginator.object_list}
+    assert pages["missing"].url in urls and pages["ok"].url not in urls
+
+
+def test_the_pages_csv_of_the_unfiltered_table_says_it_holds_all_pages(signed_in, report_crawl):
+    crawl, pages = report_crawl
+    href, text = _pages_csv_link(signed_in.get(reverse("sites:crawl", args=[crawl.pk])).content.decode())
+    assert text == f"Download all {len(pages)} pages (CSV)"
+    assert href == reverse("sites:crawl_pages_csv", args=[crawl.pk])
 
 
 def test_the_links_csv_streams_the_link_columns(signed_in, report_crawl):
