@@ -94,6 +94,9 @@ class PageLink:
 @dataclass
 class ReadPage:
     title: str = ""
+    # The page's own heading (its first <h1>, or Doxygen's title block): where a generator gives many pages one
+    # <title> ("Eigen: Member List"), the heading names the thing ("Eigen::Select<…> Member List").
+    heading: str = ""
     text: str = ""
     own_text: str = ""  # the text outside links: what the page says itself, not what it lists
     links: list[PageLink] = field(default_factory=list)
@@ -122,6 +125,8 @@ def read_page(root, *, url: str) -> ReadPage:
     blocks: list[tuple[list[str], list[PageLink]]] = []
     form: tuple[str, str] | None = None
     inline: list[str] = []
+    heading: list[str] = []
+    heading_element = None  # the heading being read; `heading` holds its text once it is done
     for event, element in lxml.etree.iterwalk(root, events=("start", "end")):
         tag = element.tag if isinstance(element.tag, str) else ""
         if event == "start":
@@ -160,9 +165,16 @@ def read_page(root, *, url: str) -> ReadPage:
             elif tag == "input" and form is not None and not form[1]:
                 if (element.get("type") or "text").lower() in ("text", "search") and element.get("name"):
                     form = (form[0], element.get("name", ""))
+            if not heading and heading_element is None and _is_heading(tag, element):
+                heading_element = element
             if not skip and element.text and tag != "title":
                 _add_text(element.text, body, anchor, blocks, own)
+                if heading_element is not None:
+                    heading.append(element.text)
             continue
+        if element is heading_element:
+            heading_element = None
+            heading.append("")  # done, even when empty
         if tag in _SKIP and tag != "head":
             skip -= 1
         elif tag == "a" and anchor is not None and element is anchor_element:
@@ -181,7 +193,10 @@ def read_page(root, *, url: str) -> ReadPage:
             form = None
         if not skip and element.tail:
             _add_text(element.tail, body, anchor, blocks, own)
+            if heading_element is not None:
+                heading.append(element.tail)
     page.title = " ".join(" ".join(title).split())
+    page.heading = " ".join(" ".join(heading).split())[:MAX_CONTEXT_CHARS]
     page.text = " ".join(body)
     page.own_text = " ".join(own)
     for text in inline:
@@ -243,6 +258,10 @@ def _add_text(text: str, body: list[str], anchor: list[str] | None, blocks, own:
         own.append(text)
     if blocks:
         blocks[-1][0].append(text)
+
+
+def _is_heading(tag: str, element) -> bool:
+    return tag == "h1" or (tag == "div" and "title" in (element.get("class") or "").split())
 
 
 def link_terms(link: PageLink) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:

@@ -69,3 +69,28 @@ def test_a_navigation_link_is_labelled_by_its_title_a_named_link_by_its_text():
     assert link_terms(faq)[0] == terms("FAQ")  # a title that repeats the text adds nothing
     assert link_terms(plain)[0] == terms("plain")
     assert link_terms(module)[0] == terms("os.path")  # it names its page already
+
+
+def test_the_pages_first_heading_is_read_beside_its_title():
+    page = read(
+        b"<html><head><title>Eigen: Member List</title></head><body>"
+        b"<h1>Eigen::<b>Select</b> Member List</h1><p>text</p><h1>Second heading</h1></body></html>"
+    )
+    assert page.title == "Eigen: Member List"
+    assert page.heading == "Eigen:: Select Member List"
+    assert "Eigen::" in page.text and "Second heading" in page.text  # the heading is page text as before
+
+
+def test_doxygens_title_block_is_the_heading_and_no_heading_is_empty():
+    page = read(
+        b"<html><head><title>CppUnit - The Unit Testing Library</title></head><body>"
+        b"<div class='header'><div class='headertitle'><div class='title'>TestPath Class Reference</div></div>"
+        b"</div><p>Executing test</p></body></html>"
+    )
+    assert page.heading == "TestPath Class Reference"
+    assert read(b"<html><body><p>no heading</p></body></html>").heading == ""
+
+
+def test_a_huge_heading_is_kept_short():
+    page = read(b"<html><body><h1>" + b"word " * 10_000 + b"</h1></body></html>")
+    assert 0 < len(page.heading) <= 300

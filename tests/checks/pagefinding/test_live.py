@@ -194,3 +194,22 @@ def test_a_target_linked_thousands_of_times_keeps_a_bounded_document(httpserver)
         env.close()
     [link] = page.links
     assert len(link.label) == MAX_LINK_TERMS and len(link.context) <= MAX_LINK_TERMS
+
+
+def test_where_every_page_has_one_title_the_heading_names_the_page_answered(httpserver):
+    """Doxygen-style pages: every <title> is the library's name; the heading names the thing. The query names
+    the member list by its heading; both pages hold its words in their text alike."""
+    generic = "<html><head><title>Gearbox library</title></head><body>{}</body></html>"
+    body = "<p>gear shaft clutch gear shaft clutch</p>"
+    pages = {
+        "/": generic.format("<a href='/class.html'>Gear class</a> <a href='/members.html'>Gear members</a>"),
+        "/class.html": generic.format(f"<div class='title'>Gear Class Reference</div>{body}"),
+        "/members.html": generic.format(f"<div class='title'>Gear Member List</div>{body}"),
+    }
+    for path, html in pages.items():
+        httpserver.expect_request(path).respond_with_data(html, content_type=HTML)
+    httpserver.expect_request("/robots.txt").respond_with_data("User-agent: *\n", content_type="text/plain")
+    env, result = find(httpserver.url_for("/"), "gear member list clutch")
+    page = env.download(httpserver.url_for("/members.html"))  # in memory
+    assert set(terms("Gear Member List")) <= set(page.title_terms)
+    assert result.found == httpserver.url_for("/members.html")
