@@ -38,9 +38,11 @@ MAX_ENTRIES = (
 MAX_PAGES = 50_000
 MAX_NAME_LENGTH = 200  # a name is an identifier (a member's label holds its parameters: cut)
 MAX_NESTING = 8  # Doxygen's entries nest four deep ([[key, [name, [url, 1, scope]]]])
-# The Javadoc indexes read, in order, when script.js names them: they name the pages of types, of their
-# members and of packages. The module and tag indexes name few pages (and are often named but absent).
-JAVADOC_KINDS = ("type", "member", "package")
+# The Javadoc indexes read, in order, when script.js names them: the names of types and of their members,
+# which no link of the overview shows. Not the package index: the overview (a Javadoc site's home) links every
+# package by its name already, and a class page links its own; nor the module and tag indexes, which name few
+# pages (and are often named by script.js but absent). Each is a download.
+JAVADOC_KINDS = ("type", "member")
 # The Doxygen letter files read: one per distinct first character of the query's words, at most this many.
 MAX_DOXYGEN_FILES = 4
 UNNAMED = "<Unnamed>"  # Javadoc's package of classes in no package

@@ -98,14 +98,17 @@ def test_a_javadoc_sites_member_index_leads_to_the_class_that_documents_the_name
     env, result = live_search(httpserver.url_for("/api/index.html"), "lightbeacon trimwick", settings=ON)
     assert result.found == httpserver.url_for("/api/org/sea/Lantern7.html")
     fetched = requested(httpserver)
-    # script.js says which indexes there are; those of types, members and packages are read, no other
-    assert fetched[3:7] == [  # after robots.txt, the start page and the sitemap
+    # script.js says which indexes there are; those of types and members are read, no other
+    assert fetched[3:6] == [  # after robots.txt, the start page and the sitemap
         "/api/script.js",
         "/api/type-search-index.js",
         "/api/member-search-index.js",
-        "/api/package-search-index.js",
     ]
-    assert "/api/module-search-index.js" not in fetched and "/api/tag-search-index.js" not in fetched
+    assert not {
+        "/api/module-search-index.js",
+        "/api/package-search-index.js",
+        "/api/tag-search-index.js",
+    } & set(fetched)
     # the page the index ranks first is the first class page read
     assert [path for path in fetched if path.startswith("/api/org/sea/Lantern")][
         0
@@ -191,11 +194,7 @@ def test_entries_naming_other_sites_or_scripts_are_dropped_not_followed():
 
 
 def test_only_the_index_scripts_javadocs_script_names_are_read():
-    assert javadoc_index_names(SCRIPT_JS.encode()) == [
-        "type-search-index.js",
-        "member-search-index.js",
-        "package-search-index.js",
-    ]
+    assert javadoc_index_names(SCRIPT_JS.encode()) == ["type-search-index.js", "member-search-index.js"]
     assert javadoc_index_names(b"function other() {}") == []
 
 
