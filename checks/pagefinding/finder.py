@@ -569,11 +569,7 @@ class BestFirst:
                 if best_page is not None and best_node not in self.not_answers:
                     best_score = self.coverage(best_page)
                 if self.relevance[chosen.node] > best_score:
-                    best_score, best_node, improved_at = (
-                        self.relevance[chosen.node],
-                        chosen.node,
-                        env.downloads,
-                    )
+                    best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
         answer = self._read_twins(cap)
         if answer is not None:
             return self.answered(answer)
