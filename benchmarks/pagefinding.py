@@ -408,6 +408,7 @@ def run_cases(
     limit: int = 0,
     site_search: bool = True,
     term_index: bool = False,
+    symbol_index: bool | None = None,
 ) -> dict:
     """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
     per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
@@ -430,6 +431,7 @@ def run_cases(
                     fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0),
                     use_site_search=site_search,
                     use_term_index=term_index,
+                    **({} if symbol_index is None else {"use_symbol_index": symbol_index}),
                 ),
                 max_downloads=budget,
             )
@@ -538,6 +540,12 @@ def main() -> None:
         action="store_true",
         help='with --cases: read the site\'s term index page (its "Index" link) as an index (off by default)',
     )
+    parser.add_argument(
+        "--symbol-index",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="with --cases: read (or not) the symbol index of a Javadoc or Doxygen site (default: the setting's)",
+    )
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
@@ -571,6 +579,7 @@ def main() -> None:
             args.limit,
             site_search=not args.no_site_search,
             term_index=args.term_index,
+            symbol_index=args.symbol_index,
         )
         if args.verbose:
             for name, by_site in results.items():

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
+from .symbolindex import rank_names
 from .termindex import is_index_link, rank_entries
 from .text import terms, text_digest
 from .twins import twins_of
@@ -76,6 +77,8 @@ SIBLING_FLOOR = 1 / 3
 # SEARCH_WEIGHT times their entries' score, as a search index's do; being partial, it rules no page out.
 TERM_CANDIDATES = 10
 TERM_WEIGHT = 0.5
+# An API reference's symbol index (symbolindex.py: Javadoc's, Doxygen's) is partial as a term index is (names,
+# not text): its best pages become candidates as the term index's do, with the same weight, for the same reason.
 # The answer must hold at least this share of the query (rarity-weighted) or the search answers "not found":
 # a page holding fewer of the query's words than it lacks is not the page asked for.
 FOUND_SHARE = 0.5
@@ -410,6 +413,11 @@ class BestFirst:
                 self._use_index(index, env.start)
         if self.site_indexes:
             return
+        if env.settings.use_site_search and env.settings.use_symbol_index:
+            index = env.symbol_index(self.settings.query_text)
+            if index is not None:
+                ranked = rank_names(index, self.settings.query_text, TERM_CANDIDATES)
+                self._add_index_candidates(ranked, "(site symbol index)")
         if env.settings.use_term_index:
             self._read_term_index(start)
         url = env.search_url(self.settings.query_text) if env.settings.use_site_search else None
@@ -437,12 +445,19 @@ class BestFirst:
         self.read_as_index.add(url)
         self.frontier.pop(url, None)
         index = env.term_index(url)
-        if index is None:
-            return
-        for target, score in rank_entries(index, self.settings.query_text, TERM_CANDIDATES):
+        if index is not None:
+            self._add_index_candidates(
+                rank_entries(index, self.settings.query_text, TERM_CANDIDATES), "(site term index)"
+            )
+
+    def _add_index_candidates(self, ranked: list[tuple[str, float]], text: str) -> None:
+        """A partial index's (a term index's, a symbol index's) best pages for the query become candidates
+        with TERM_WEIGHT times its score as their prior; no page is ruled out."""
+        env = self.env
+        for target, score in ranked:
             if env.downloaded(target) or target in self.read_as_index:
                 continue
-            shown = Link(target=target, label=(), text="(site term index)")
+            shown = Link(target=target, label=(), text=text)
             candidate = self.frontier.setdefault(target, Candidate(target, env.start, shown, 1, 0.0))
             candidate.prior = max(candidate.prior, TERM_WEIGHT * score)
 

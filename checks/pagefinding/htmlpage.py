@@ -12,6 +12,7 @@ from sites.crawler.urls import normalize_url
 
 from .doxygenmenu import MENU_SCRIPT as DOXYGEN_MENU
 from .mkdocsindex import INDEX_NAME as MKDOCS_INDEX
+from .symbolindex import SymbolSource, symbol_source
 from .text import terms, url_terms
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
@@ -105,6 +106,7 @@ class ReadPage:
     # <script src> (and an older Sphinx search page's Search.loadIndex(…)), resolved: where its index is
     scripts: list[str] = field(default_factory=list)
     search_index: str = ""  # the search index this page's own search box loads (mdBook, MkDocs), resolved
+    symbol_source: SymbolSource | None = None  # where its search box finds its names (Javadoc, Doxygen)
 
 
 def is_page_url(url: str) -> bool:
@@ -207,6 +209,7 @@ def read_page(root, *, url: str) -> ReadPage:
     page.search_index = _mdbook_search_index(inline, page.scripts, url) or _mkdocs_search_index(
         inline, page.scripts, url
     )
+    page.symbol_source = symbol_source(page.scripts, inline, url, normalize_url)
     menu = next((src for src in page.scripts if src.split("?", 1)[0].endswith("/" + DOXYGEN_MENU)), None)
     if menu is not None:
         # Doxygen's menu bar is built in the browser from this script (doxygenmenu.py): the site's contents,

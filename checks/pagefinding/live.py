@@ -36,6 +36,14 @@ from .records import (
     sitemap_links_from_record,
 )
 from .siteindex import NotAnIndex, SiteIndex, parse_sphinx_index
+from .symbolindex import (
+    SymbolSource,
+    doxygen_files,
+    javadoc_index_names,
+    parse_doxygen_index,
+    parse_javadoc_index,
+    symbol_index,
+)
 from .termindex import parse_term_index, whole_index_link
 from .text import terms, text_digest, url_terms
 
@@ -72,6 +80,9 @@ class LiveSettings:
     # The site's term index page ("Index") read as an index (termindex.py) when there is no search index: off,
     # measured no gain (docs/benchmarks.md, issue 19's fourth round).
     use_term_index: bool = False
+    # The symbol search index Javadoc and Doxygen write for their search box (symbolindex.py), read from
+    # what the start page names when the site has no search index: a prior on the pages naming the query.
+    use_symbol_index: bool = False
 
 
 @dataclass
@@ -134,6 +145,7 @@ class LiveSite(Environment):
         # The words of the search page as read without a query (text_digest): a results page that says the same
         # shows no results (a script fills them in a browser).
         self.search_page_digest = ""
+        self.symbol_source: SymbolSource | None = None  # the start page's symbol index, when it names one
         # Every request's outcome as a record (records.py), in order: those given are replayed without a
         # request; past them, each new one is handed to `on_record` (which saves it) before the search reads it.
         self.records: list[dict[str, Any]] = []
@@ -253,6 +265,8 @@ class LiveSite(Environment):
         if "search_forms" in record:
             self.search_forms = [tuple(form) for form in record["search_forms"]]
             self.search_pages = record["search_pages"]
+            named = record.get("symbol_source")  # records saved before it have none
+            self.symbol_source = SymbolSource(*named) if named else None
         return page_from_record(url, record["page"]), record["note"]
 
     def _page_request(self, url: str, is_start: bool) -> dict[str, Any]:
@@ -290,6 +304,9 @@ class LiveSite(Environment):
             named = read.search_pages + [action for action, _ in search_forms]
             record["search_forms"] = [list(form) for form in search_forms]
             record["search_pages"] = [url for url in dict.fromkeys(named) if self.on_site(url)]
+            source = read.symbol_source
+            on_site = source is not None and self.on_site(source.script) and self.on_site(source.root)
+            record["symbol_source"] = [source.kind, source.script, source.root] if on_site else None
         links: dict[str, Link] = {}
         for link in read.links:
             if not self.on_site(link.url) or link.url == url:
@@ -508,6 +525,60 @@ class LiveSite(Environment):
                 if self.robots is not None and not self.robots.allowed(whole):
                     break
                 url = whole
+        return {"requests": requests, "index": index_record(index)}
+
+    def symbol_index(self, query_text: str) -> SiteIndex | None:
+        """The symbol search index the start page names (symbolindex.py): the script that names its files,
+        then those files (Javadoc's type, member and package indexes; Doxygen's files of the query words'
+        first characters), each a download, recorded; None when the page names none or none could be read."""
+        source = self.symbol_source
+        if source is None or (self.robots is not None and not self.robots.allowed(source.script)):
+            return None
+        self._check_budget()
+        record = self._recorded(
+            "symbol index", source.script, lambda: self._symbol_index_request(source, query_text)
+        )
+        for fetched, ok, note in record["requests"]:
+            self.count_fetch(fetched, ok=ok, note=note)
+        return index_from_record(record["index"])
+
+    def _symbol_index_request(self, source: SymbolSource, query_text: str) -> dict[str, Any]:
+        requests: list[list] = []
+
+        def fetch(url: str, note: str) -> bytes | None:
+            if not self.on_site(url) or (self.robots is not None and not self.robots.allowed(url)):
+                return None
+            result = self.polite.fetch(url)
+            ok = result.ok and result.status == 200 and self.on_site(result.final_url)
+            requests.append([url, ok, note if ok else f"{note}: {result.error or f'HTTP {result.status}'}"])
+            return result.body if ok else None
+
+        entries: list[tuple[str, str]] = []
+        script = fetch(source.script, "symbol index script")
+        try:
+            if script is None:
+                files = []
+            elif source.kind == "javadoc":
+                files = [normalize_url(name, source.root) for name in javadoc_index_names(script)]
+            else:
+                files = doxygen_files(script, query_text.split(), root=source.root)
+        except NotAnIndex as exc:
+            requests[-1][2] = f"symbol index script refused: {exc}"
+            files = []
+        for url in files:
+            body = fetch(url, "symbol index") if url else None
+            if body is None:
+                continue
+            try:
+                if source.kind == "javadoc":
+                    entries += parse_javadoc_index(body, root=source.root)
+                else:
+                    entries += parse_doxygen_index(body, index_url=url)
+            except NotAnIndex as exc:
+                requests[-1][2] = f"symbol index refused: {exc}"
+        index = symbol_index(entries, site=source.root) if entries else None
+        if index is not None:
+            index.urls = [normalize_url(page) or page for page in index.urls]
         return {"requests": requests, "index": index_record(index)}
 
     def search_url(self, query_text: str) -> str | None:

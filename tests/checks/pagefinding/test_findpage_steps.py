@@ -176,3 +176,31 @@ def test_a_search_that_reads_books_indexes_in_tiny_steps_ends_as_in_one_step(htt
     assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
     assert stepped.result == whole.result
     assert steps >= 5 and len(httpserver.log) == requests_whole
+
+
+def test_a_search_that_reads_a_symbol_index_in_tiny_steps_ends_as_in_one_step(httpserver, monkeypatch):
+    """The symbol index the start page names (Javadoc's script.js, then its index files) is one recorded
+    request: the start page's record says where it is, and a replayed search reads it again from the records."""
+    from dataclasses import replace
+
+    from checks.pagefinding import services
+    from tests.checks.pagefinding.test_symbol_index import serve_javadoc
+
+    settings_of = services.findpage_live_settings
+    monkeypatch.setattr(
+        services, "findpage_live_settings", lambda site: replace(settings_of(site), use_symbol_index=True)
+    )
+    serve_javadoc(httpserver)
+    site = make_site(url=httpserver.url_for("/api/index.html"))
+    query = "lightbeacon trimwick"
+    whole = job_run(job=search_job(site, "BESTFIRST", query), step_seconds=WHOLE)
+    assert whole.result["found"] == httpserver.url_for("/api/org/sea/Lantern7.html")
+    assert "/api/member-search-index.js" in [request.path for request, _ in httpserver.log]
+    requests_whole = len(httpserver.log)
+    httpserver.clear_log()
+
+    stepped = search_job(site, "BESTFIRST", query)
+    steps = steps_to_end(stepped)
+    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert stepped.result == whole.result
+    assert steps >= 5 and len(httpserver.log) == requests_whole
