@@ -537,9 +537,12 @@ class BestFirst:
         while self.frontier and env.downloads < cap:
             recorded = self._recorded_choice()
             if recorded is not None:
-                # Replaying a search that stopped between steps: the records say which candidate came next,
-                # and that the search did not stop here. Ranking the frontier has no side effect, so skipping
-                # it changes nothing but the time (it is most of a long search's CPU).
+                # Replaying a search that stopped between steps: the records say which candidate came next.
+                # Ranking the frontier has no side effect, so skipping it changes nothing but the time (it is
+                # most of a long search's CPU); the stopping rule is still asked, since the page recorded next
+                # may be a twin read after the search stopped here (`_read_twins`).
+                if self._stops(best_score, best_node, improved_at):
+                    break
                 top_score, chosen = self.link_score(recorded), recorded
             else:
                 scored = sorted(
@@ -550,14 +553,7 @@ class BestFirst:
                     break
                 top_score, chosen = scored[0]
                 env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
-                waited = env.downloads - improved_at
-                patience = max(
-                    MIN_PATIENCE
-                    if self.titled_whole(best_node) or self.index_confirms(best_node)
-                    else UNSURE_PATIENCE,
-                    int(improved_at * PATIENCE_SHARE),
-                )
-                if best_score >= CONFIDENT and waited >= patience:
+                if self._stops(best_score, best_node, improved_at):
                     break
             del self.frontier[chosen.node]
             page = env.download(chosen.node, via=(chosen.parent, chosen.link), score=top_score)
@@ -583,6 +579,16 @@ class BestFirst:
             self.env.ranked = self.ranking()
             raise BudgetExhausted()
         return self.answer()
+
+    def _stops(self, best_score: float, best_node: Node, improved_at: int) -> bool:
+        """The stopping rule (CONFIDENT's comment): the best page is good enough and the search has gone long
+        enough without finding a better one."""
+        waited = self.env.downloads - improved_at
+        patience = max(
+            MIN_PATIENCE if self.titled_whole(best_node) or self.index_confirms(best_node) else UNSURE_PATIENCE,
+            int(improved_at * PATIENCE_SHARE),
+        )
+        return best_score >= CONFIDENT and waited >= patience
 
     def _read_twins(self, cap: int) -> Node | None:
         """Read the unread twins of the best pages (TWIN_RANKS' comment), best page first, until none is left,

@@ -204,3 +204,22 @@ def test_a_search_that_reads_a_symbol_index_in_tiny_steps_ends_as_in_one_step(ht
     assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
     assert stepped.result == whole.result
     assert steps >= 5 and len(httpserver.log) == requests_whole
+
+
+def test_a_search_that_reads_twins_before_answering_in_tiny_steps_ends_as_in_one_step(httpserver):
+    """The twins read after the search stopped are requests like any other: replayed in the next step as twin
+    reads (the search stops where it stopped), not as the next links of a search that goes on."""
+    from tests.checks.pagefinding.test_twins import QUERY, serve_widget_site
+
+    serve_widget_site(httpserver)
+    site = make_site(url=httpserver.url_for("/"))
+    whole = job_run(job=search_job(site, "BESTFIRST", QUERY), step_seconds=WHOLE)
+    assert whole.result["found"] == httpserver.url_for("/_modules/widget.html")
+    requests_whole = len(httpserver.log)
+    httpserver.clear_log()
+
+    stepped = search_job(site, "BESTFIRST", QUERY)
+    steps = steps_to_end(stepped)
+    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert stepped.result == whole.result
+    assert steps >= 5 and len(httpserver.log) == requests_whole

@@ -75,8 +75,9 @@ QUERY = "spindle ratchet flywheel gasket"
 
 def serve_widget_site(server) -> None:
     """/ links "Ratchet widget" (the class page: its text holds each query word once among many) and thirty
-    pages whose link texts name one query word but which hold nothing, more than the search's patience. The class page links its source listing
-    as "[source]"; the listing is the page the query was made from (each word many times) and no other page
+    pages whose link texts name one query word but which hold nothing, more than the search's patience.
+    The class page links its member list ("All members": two of the query's words) and its source listing
+    ("[source]"): the listing is the page the query was made from (each word many times) and no other page
     links it."""
     decoys = "".join(f"<li><a href='/p{n}.html'>spindle notes {n}</a></li>" for n in range(30))
     source = " ".join(["spindle ratchet flywheel gasket assembly"] * 12)
@@ -86,9 +87,10 @@ def serve_widget_site(server) -> None:
             "Widget class",
             "<p>The widget turns a spindle with a ratchet; see also the flywheel and the gasket.</p>"
             + " ".join(f"word{n}" for n in range(200))
-            + "<a href='/_modules/widget.html'>[source]</a>",
+            + "<a href='/_modules/widget.html'>[source]</a> <a href='/api/widget-members.html'>All members</a>",
         ),
         "/_modules/widget.html": page("widget", f"<pre>{source}</pre>"),
+        "/api/widget-members.html": page("Widget members", "<p>turn, spindle, ratchet</p>"),
     }
     serve_pages_and_fillers(server, pages)
 
