@@ -569,7 +569,11 @@ class BestFirst:
                 if best_page is not None and best_node not in self.not_answers:
                     best_score = self.coverage(best_page)
                 if self.relevance[chosen.node] > best_score:
-                    best_score, best_node, improved_at = self.relevance[chosen.node], chosen.node, env.downloads
+                    best_score, best_node, improved_at = (
+                        self.relevance[chosen.node],
+                        chosen.node,
+                        env.downloads,
+                    )
         answer = self._read_twins(cap)
         if answer is not None:
             return self.answered(answer)
@@ -585,7 +589,9 @@ class BestFirst:
         enough without finding a better one."""
         waited = self.env.downloads - improved_at
         patience = max(
-            MIN_PATIENCE if self.titled_whole(best_node) or self.index_confirms(best_node) else UNSURE_PATIENCE,
+            MIN_PATIENCE
+            if self.titled_whole(best_node) or self.index_confirms(best_node)
+            else UNSURE_PATIENCE,
             int(improved_at * PATIENCE_SHARE),
         )
         return best_score >= CONFIDENT and waited >= patience

@@ -15,6 +15,8 @@ from urllib.parse import urljoin
 
 import Stemmer
 
+from .text import terms
+
 MAX_DOCUMENTS = 100_000
 _SET_INDEX = re.compile(rb"^\s*Search\.setIndex\((.*)\)\s*;?\s*$", re.DOTALL)
 WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -156,3 +158,38 @@ def page_path(docname: str, suffix: str) -> str:
             return "./"
         return (docname[: -len("/index")] if docname.endswith("/index") else docname) + "/"
     return docname + suffix
+
+
+def rank_by_rarity(
+    index: SiteIndex, query_text: str, limit: int, *, unknown_words_count: bool
+) -> list[tuple[str, float]]:
+    """The pages an index read as our own terms (a term index, a symbol index: not a Sphinx index, whose words
+    are Porter stems) files under any query word, best first, scored by the idf (over the pages the index
+    names) of the query words they are filed under, divided by the whole: that of every query word the index
+    knows, or of every query word, one it does not know counting as the rarest (`unknown_words_count`)."""
+    words = list(dict.fromkeys(terms(query_text)))
+    scores: dict[int, float] = {}
+    whole = 0.0
+    for word in words:
+        pages = index.terms.get(word, frozenset())
+        if not pages and not unknown_words_count:
+            continue
+        idf = math.log(1 + (index.size - len(pages) + 0.5) / (len(pages) + 0.5))
+        whole += idf
+        for page in pages:
+            scores[page] = scores.get(page, 0.0) + idf
+    if not whole:
+        return []
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+    return [(index.urls[page], score / whole) for page, score in ranked]
+
+
+def index_of_postings(urls: list[str], postings: dict[str, set[int]]) -> SiteIndex:
+    """An index read from a page or script other than a search index (a term index, a symbol index): its pages'
+    words, no titles."""
+    return SiteIndex(
+        urls=urls,
+        titles=[""] * len(urls),
+        terms={word: frozenset(held) for word, held in postings.items()},
+        title_terms={},
+    )

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import html
 import json
-import math
 import re
 from dataclasses import dataclass
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from .siteindex import NotAnIndex, SiteIndex
+from .siteindex import NotAnIndex, SiteIndex, index_of_postings, rank_by_rarity
 from .text import terms
 
 MAX_ENTRIES = (
@@ -270,12 +269,7 @@ def symbol_index(entries: list[tuple[str, str]], *, site: str) -> SiteIndex:
         # A member's label holds its parameters ("accept(File, String)"): the name is what precedes them.
         for word in terms(name.split("(", 1)[0][:MAX_NAME_LENGTH]):
             postings.setdefault(word, set()).add(page)
-    return SiteIndex(
-        urls=list(pages),
-        titles=[""] * len(pages),
-        terms={word: frozenset(held) for word, held in postings.items()},
-        title_terms={},
-    )
+    return index_of_postings(list(pages), postings)
 
 
 def rank_names(index: SiteIndex, query_text: str, limit: int = 50) -> list[tuple[str, float]]:
@@ -285,16 +279,4 @@ def rank_names(index: SiteIndex, query_text: str, limit: int = 50) -> list[tuple
     name of the site: a query word it does not know is no name there (a word of some page's text, which the
     index cannot tell), so it counts in the whole as the rarest word, and a page naming one word of four
     scores about a quarter, not all."""
-    words = list(dict.fromkeys(terms(query_text)))
-    scores: dict[int, float] = {}
-    whole = 0.0
-    for word in words:
-        pages = index.terms.get(word, frozenset())
-        idf = math.log(1 + (index.size - len(pages) + 0.5) / (len(pages) + 0.5))
-        whole += idf
-        for page in pages:
-            scores[page] = scores.get(page, 0.0) + idf
-    if not whole:
-        return []
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return [(index.urls[page], score / whole) for page, score in ranked]
+    return rank_by_rarity(index, query_text, limit, unknown_words_count=True)

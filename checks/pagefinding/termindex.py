@@ -7,7 +7,6 @@ search index it covers only what its authors chose to index, so it ranks pages b
 
 from __future__ import annotations
 
-import math
 from urllib.parse import urlsplit
 
 import lxml.etree
@@ -15,7 +14,7 @@ import lxml.etree
 from sites.crawler.urls import normalize_url
 
 from .htmlpage import is_page_url
-from .siteindex import NotAnIndex, SiteIndex
+from .siteindex import NotAnIndex, SiteIndex, index_of_postings, rank_by_rarity
 from .text import terms
 
 # Bounds on what a hostile or broken page can make the reader keep (the body itself is bounded by the fetch).
@@ -106,12 +105,7 @@ def parse_term_index(root: lxml.etree._Element, *, url: str) -> SiteIndex:
     for page, words in words_of.items():
         for word in words:
             postings.setdefault(word, set()).add(page)
-    return SiteIndex(
-        urls=list(pages),
-        titles=[""] * len(pages),
-        terms={word: frozenset(held) for word, held in postings.items()},
-        title_terms={},
-    )
+    return index_of_postings(list(pages), postings)
 
 
 def _add_words(entry: list[str], text: str) -> None:
@@ -123,18 +117,4 @@ def rank_entries(index: SiteIndex, query_text: str, limit: int = 50) -> list[tup
     """The pages the index files under any query word, best first, scored by the rarity (idf over the pages
     the index names) of the query words their entries hold, divided by the best possible (1: every query
     word the index knows is in the page's entries)."""
-    words = list(dict.fromkeys(terms(query_text)))
-    scores: dict[int, float] = {}
-    best_possible = 0.0
-    for word in words:
-        pages = index.terms.get(word, frozenset())
-        if not pages:
-            continue
-        idf = math.log(1 + (index.size - len(pages) + 0.5) / (len(pages) + 0.5))
-        best_possible += idf
-        for page in pages:
-            scores[page] = scores.get(page, 0.0) + idf
-    if not best_possible:
-        return []
-    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-    return [(index.urls[page], score / best_possible) for page, score in ranked]
+    return rank_by_rarity(index, query_text, limit, unknown_words_count=False)

@@ -9,8 +9,10 @@ from checks.pagefinding import finder
 from .sites import live_search, page, serve_pages_and_fillers
 
 QUERY = "lathe spindle chuck collet"
-OTHER_WORDS = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa " \
+OTHER_WORDS = (
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "
     "quebec romeo sierra tango uniform victor whiskey xray"
+)
 
 
 def serve_workshops(server, *, also_saying_bolts: int = 0) -> None:
@@ -20,7 +22,10 @@ def serve_workshops(server, *, also_saying_bolts: int = 0) -> None:
     repeated = " ".join(["bolt rivet washer shim"] * 6)
     fillers = "".join(f"<a href='/p{n}.html'>Page {n}</a> " for n in range(6))
     pages = {
-        **{f"/p{n}.html": page(f"Page {n}", "<p>bolt rivet washer shim</p>") for n in range(also_saying_bolts)},
+        **{
+            f"/p{n}.html": page(f"Page {n}", "<p>bolt rivet washer shim</p>")
+            for n in range(also_saying_bolts)
+        },
         "/": page("Workshop", f"<a href='/a.html'>Lathe spindle</a> <a href='/b.html'>Chuck</a> {fillers}"),
         "/a.html": page("Workshop A", f"<p>{' '.join([QUERY] * 3)} {repeated}</p>"),
         "/b.html": page("Workshop B", f"<p>{' '.join([QUERY] * 3)} {OTHER_WORDS}</p>"),
@@ -32,7 +37,10 @@ def test_the_page_whose_most_frequent_words_are_the_query_is_the_answer(httpserv
     serve_workshops(httpserver)
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=40)
     assert result.found == httpserver.url_for("/b.html")
-    assert [url for url, _ in result.candidates[:2]] == [httpserver.url_for("/b.html"), httpserver.url_for("/a.html")]
+    assert [url for url, _ in result.candidates[:2]] == [
+        httpserver.url_for("/b.html"),
+        httpserver.url_for("/a.html"),
+    ]
 
 
 def test_without_dominance_the_two_pages_tie_and_the_first_read_wins(httpserver, monkeypatch):

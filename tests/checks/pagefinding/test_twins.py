@@ -22,7 +22,10 @@ SITE = "http://docs.example.org"
         ("/classlog4cplus_1_1NullAppender.html", "/classlog4cplus_1_1NullAppender-members.html"),
         ("/d7/dd5/_s_d_l__version_8h.html", "/d7/dd5/_s_d_l__version_8h_source.html"),
         # Javadoc: a class, its "Uses of" page and its source listing.
-        ("/org/apache/commons/io/monitor/FileEntry.html", "/org/apache/commons/io/monitor/class-use/FileEntry.html"),
+        (
+            "/org/apache/commons/io/monitor/FileEntry.html",
+            "/org/apache/commons/io/monitor/class-use/FileEntry.html",
+        ),
         ("/org/lang3/time/DateFormatUtils.html", "/src-html/org/lang3/time/DateFormatUtils.html"),
         # Sphinx: a module's API page and its highlighted source (viewcode).
         ("/internals/reference/celery.worker.control.html", "/_modules/celery/worker/control.html"),
@@ -82,7 +85,10 @@ def serve_widget_site(server) -> None:
     decoys = "".join(f"<li><a href='/p{n}.html'>spindle notes {n}</a></li>" for n in range(30))
     source = " ".join(["spindle ratchet flywheel gasket assembly"] * 12)
     pages = {
-        "/": page("Machine shop", f"<p>Parts and tools.</p><a href='/api/widget.html'>Ratchet widget</a><ul>{decoys}</ul>"),
+        "/": page(
+            "Machine shop",
+            f"<p>Parts and tools.</p><a href='/api/widget.html'>Ratchet widget</a><ul>{decoys}</ul>",
+        ),
         "/api/widget.html": page(
             "Widget class",
             "<p>The widget turns a spindle with a ratchet; see also the flywheel and the gasket.</p>"
