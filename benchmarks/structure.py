@@ -464,11 +464,12 @@ FEEDBACK = {
     "feedback k7": (7, False, "linkage"),
     "feedback k10 within": (10, True, "linkage"),
     "feedback k15 within": (15, True, "linkage"),
-    # The same scores cut by linkage-split (the linkage rule, then up to a shallow dip whose lower side is a kind
-    # of its own): sharper scores give the split fewer wide types to break.
-    "feedback k10 within, split": (10, True, "linkage-split"),
+    # The shipped feedback rule: the same scores as "feedback k10 within", cut by linkage-split (the linkage
+    # rule, then up to a shallow dip whose lower side is a kind of its own): sharper scores give the split fewer
+    # wide types to break.
+    "feedback": (S.FEEDBACK_PAGES, True, LINKAGE_SPLIT),
 }
-MEASURED_CUTS = {LINKAGE_SPLIT, *READING_CUTS, *FEEDBACK}
+MEASURED_CUTS = {LINKAGE_SPLIT, *READING_CUTS, *(name for name in FEEDBACK if name not in S.THRESHOLD_RULES)}
 CANDIDATES = [
     # The linkage rule (issue 23, sixth round) reads the pages under the relation's own pair similarity; only
     # the default's is measured (RPSA's, in Python, would cost minutes here).
@@ -476,7 +477,7 @@ CANDIDATES = [
         (relation, rule)
         for relation in TYPE_RELATIONS
         for rule in S.THRESHOLD_RULES
-        if rule not in S.RULES_READING_PAGES or relation == "default"
+        if (rule not in S.RULES_READING_PAGES or relation == "default") and rule not in FEEDBACK
     ),
     ("default", URL_DIRECTORY),
     ("default", LINKAGE_SPLIT),
@@ -753,10 +754,11 @@ def leave_one_site_out(table: dict, sites, candidates: list[tuple[str, str]]) ->
 # What `filterpages` does without options: the default relation with its threshold rule.
 SHIPPED = ("default", S.THRESHOLD_RULE_OF["default"])
 _REPORTED = [
+    ("default", "feedback"),
     ("default", "linkage"),
     ("default", LINKAGE_SPLIT),
     *(("default", name) for name in READING_CUTS),
-    *(("default", name) for name in FEEDBACK),
+    *(("default", name) for name in FEEDBACK if name != "feedback"),
     ("default", "valley"),
     ("default", "valley-2"),
     ("default", URL_DIRECTORY),

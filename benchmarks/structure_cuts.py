@@ -20,32 +20,8 @@ import numpy as np
 
 from checks.structure import similarity as S
 
-
-def linkage_split(
-    scores: Sequence[float],
-    chance: float,
-    pages: Sequence[Sequence[int]],
-    pair_similarity: Callable[[Sequence[int], Sequence[int]], float],
-    *,
-    background: float,
-    sample: int = S.LINKAGE_SAMPLE,
-) -> float:
-    cut = S.linkage_threshold(scores, chance, pages, pair_similarity, background=background)
-    values = np.asarray(scores, dtype=float)
-    ranked = [int(i) for i in np.argsort(-values, kind="stable")]
-    _, minima = S.valley_cuts(scores, chance, depth=1.0)
-    for upper in [c for c in minima if c > cut]:
-        band_all = [i for i in ranked if cut <= values[i] < upper]
-        if len(band_all) < S.VALLEY_MIN_GROUP:
-            continue
-        group = [pages[i] for i in S.spread_over_ranks([i for i in ranked if values[i] >= upper], sample)]
-        band = [pages[i] for i in S.spread_over_ranks(band_all, sample)]
-        w = _within(group, pair_similarity)
-        w_band = _within(band, pair_similarity)
-        c = float(np.mean([pair_similarity(a, b) for a in band for b in group]))
-        if c < (w + background) / 2 and c < (w_band + background) / 2:
-            return upper
-    return cut
+# Shipped as part of the default's feedback rule since the seventh round (checks.structure.similarity).
+linkage_split = S.linkage_split_threshold
 
 
 def _within(group: list, pair_similarity) -> float:
@@ -151,11 +127,12 @@ def template_feedback(
     nearest pages the linkage cut selects join (a type smaller than `nearest` is not diluted by other pages);
     with `split` the new scores are cut by `linkage_split` instead. `scorer(templates)` is Keyer.scorer. Returns
     the new scores (in the order of `pages`) and their cut."""
-    values = np.asarray(scores, dtype=float)
-    ranked = [int(i) for i in np.argsort(-values, kind="stable")][:nearest]
     if within_cut:
-        cut = S.linkage_threshold(scores, chance, pages, pair_similarity, background=background)
-        ranked = [i for i in ranked if values[i] >= cut]
+        ranked = S.feedback_pages(
+            scores, chance, pages, pair_similarity, nearest=nearest, background=background
+        )
+    else:
+        ranked = [int(i) for i in np.argsort(-np.asarray(scores, dtype=float), kind="stable")][:nearest]
     score = scorer([template, *(pages[i] for i in ranked)])
     mixed = [score(page) for page in pages]
     cut = linkage_split if split else S.linkage_threshold

@@ -257,7 +257,7 @@ def filter_summary(
         how = "calibrated from the score distribution"
         wider = S.calibrated_threshold(others, chance, "otsu")
         wider_matches = sum(score >= wider for score in scores.values())
-        if method.threshold_rule in ("valley", "linkage") and wider_matches > sum(
+        if method.threshold_rule in ("valley", "linkage", "feedback") and wider_matches > sum(
             s >= threshold for s in scores.values()
         ):
             # The valley or linkage rule took the closest clear group; the wider one it passed over (the SQL commands'
