@@ -14,17 +14,18 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
   paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
-- (`--parts types`) every labelled page type of the python, django and postgres docs and of six sites off
+- (`--parts types`) every labelled page type of the python, django and postgres docs and of ten sites off
   the test bed that the benchmark serves itself (celery, sphinx, libxslt, commons-lang3's Javadoc, GIO's
-  gtk-doc, log4cplus's Doxygen; SITE_TYPES, by URL), 7 templates each: every relation with every label-free
-  threshold rule or a fixed threshold (the default's linkage rule, which reads the pages too, and its measured
-  variant `linkage-split`, benchmarks/structure_cuts.py), the default's similarity made transductive over the
+  gtk-doc, log4cplus's Doxygen, Pango's gi-docgen, pytest, xerces-c's Doxygen, JUnit 4's Javadoc; SITE_TYPES,
+  by URL), 7 templates each: every relation with every label-free threshold rule or a fixed threshold (the
+  default's feedback rule, which scores again with the template's nearest pages and reads the pages too; the
+  measured cuts and feedback variants of benchmarks/structure_cuts.py), the default's similarity made transductive over the
   crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
   leave-one-site-out: for each site, the candidate with the best mean F1 over the other sites' types,
   scored on the held-out site's types, once among the rules a filter can ship, once with the measured
-  alternatives (transductive scores, linkage-split) and once with one that reads the crawl's URL layout too
+  alternatives (transductive scores, the measured cuts) and once with one that reads the crawl's URL layout too
   (`url_directory_cut`, not shipped); the mean F1 of each reported candidate over every type, and site by site.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
@@ -205,10 +206,30 @@ def accuracy_table(blobs: dict[str, bytes], targets: set[str], templates: list[s
             others = {url: s for url, s in scores.items() if url != template}
             if relation in S.OUR_RELATIONS:
                 method = S.method_for(relation)
-                chance, pages, pair = _chance_and_pages(blobs, template, relation, others)
-                threshold = S.calibrated_threshold(
-                    list(others.values()), chance, method.threshold_rule, pages=pages, pair_similarity=pair
-                )
+                chance, pages, pair, keyer = _chance_and_pages(blobs, template, relation, others)
+                if method.threshold_rule in S.RULES_WITH_FEEDBACK:
+                    # As the filter job does: scored again with the template's nearest pages, then cut.
+                    mixed, threshold = template_feedback(
+                        keyer.keys(decode(blobs[template])),
+                        pages,
+                        list(others.values()),
+                        chance,
+                        keyer.scorer,
+                        pair,
+                        background=S.background_similarity(pages, pair),
+                        nearest=S.FEEDBACK_PAGES,
+                        within_cut=True,
+                        split=True,
+                    )
+                    others = dict(zip(others, mixed, strict=True))
+                else:
+                    threshold = S.calibrated_threshold(
+                        list(others.values()),
+                        chance,
+                        method.threshold_rule,
+                        pages=pages,
+                        pair_similarity=pair,
+                    )
             else:
                 threshold = S.PAPER_THRESHOLDS[relation]
             row = S.accuracy(others, targets - {template}, threshold, relation=relation)
@@ -235,15 +256,15 @@ def accuracy_table(blobs: dict[str, bytes], targets: set[str], templates: list[s
 
 def _chance_and_pages(
     blobs: dict[str, bytes], template: str, relation: str | None, others: dict[str, float]
-) -> tuple[float, list, object]:
+) -> tuple[float, list, object, S.Keyer]:
     """The chance level of `template`, and what a rule that reads the pages takes: the pages of `others` (in
-    its order) and the relation's pair similarity."""
+    its order), the relation's pair similarity and its keyer."""
     doms = {url: decode(blob) for url, blob in blobs.items()}
     keyer = S.Keyer(S.method_for(relation), common=S.common_values(doms.values()))
     sequences = keyer.keyed(doms)
     pair = keyer.pair_similarity()
     chance = S.chance_level([sequences[template]], list(sequences.values()), pair_similarity=pair)
-    return chance, [sequences[url] for url in others], pair
+    return chance, [sequences[url] for url in others], pair, keyer
 
 
 # Page types of the test bed, labelled by URL (and, for postgres reference pages, by the page's own

@@ -1,15 +1,15 @@
-"""Label-free cuts that read the pages as well as their scores (issue 23, sixth round), measured in
-`benchmarks/structure.py --parts types` beside the shipped linkage rule (checks.structure.similarity.linkage_threshold).
+"""Label-free cuts that read the pages as well as their scores (issue 23, sixth and seventh rounds), measured in
+`benchmarks/structure.py --parts types` beside the shipped rule (checks.structure.similarity: the feedback rule).
 
 Pure: scores, the scored pages' key sequences and a pair similarity in, a threshold out.
 
-- `linkage_split`: the shipped linkage rule, then the other way: the shallow minima of the score density above
-  its cut (every local minimum, not only the clear valleys), lowest first; the first whose lower side is not of
-  the group above (C < (W + B) / 2, as the linkage rule asks) and is its own kind (C < (W_band + B) / 2: its
-  pages are more like each other than like the group above) becomes the cut. A small type on a shoulder of a
-  wider group (celery's ten what's new pages above its changelogs) has no clear valley for the valley rule, but
-  the pages below it are another kind. Not shipped: chosen on the sites it was tuned on (python, postgres,
-  log4cplus), the descent alone is ahead (docs/benchmarks.md, "Sixth round").
+- `linkage_split`: the linkage rule, then up to the lowest shallow dip whose lower side is a kind of its own;
+  since the seventh round the shipped default's cut, on the fed-back scores (S.linkage_split_threshold).
+- `core_cut`, `cohesion_drop_cut`, `dip_cohesion_cut`: three readings of "the template's own group" as a cut
+  that rises above the linkage cut (seventh round; behind it on the sites cuts are chosen on).
+- `template_feedback`: the template's nearest pages as further templates, then a cut; its variants (how many
+  pages, only those the linkage cut selects, which cut) are the benchmark's `feedback ...` candidates, and one of
+  them is the shipped default (docs/benchmarks.md, "Seventh round").
 """
 
 from __future__ import annotations
