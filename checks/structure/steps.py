@@ -149,10 +149,13 @@ def filter_steps(ctx: JobContext) -> bool:
 def _feeds_back(ctx: JobContext) -> bool:
     """Whether the filter's scores are recomputed with the template's nearest pages: under the feedback rule, when
     the threshold is calibrated from the scores (none given, no labels: with labels the relations are compared
-    on the plain similarity, and the threshold is the labels' best)."""
+    on the plain similarity, and the threshold is the labels' best) and templates combine by their mean (the
+    rule was measured so; with `max` a filter asks for any of several kinds, and the nearest pages of one would
+    widen it)."""
     method = services.method_of(ctx.parameters)
     return (
         method.threshold_rule in S.RULES_WITH_FEEDBACK
+        and method.combine == "mean"
         and ctx.parameters.get("threshold") is None
         and not ctx.state.get("labelled")
     )
@@ -422,6 +425,7 @@ def _filter_summary(ctx: JobContext) -> bool:
         other_scores=other_scores,
         pages=_ById(keyed),
         pair_similarity=keyer.pair_similarity(),
+        fed_back=ctx.state.get("feedback_pages") is not None,
     )
     if (feedback := ctx.state.get("feedback_pages")) is not None:
         # The scores are the mean similarity to the templates and these pages (the feedback rule).

@@ -305,3 +305,11 @@ def test_the_default_filter_parts_a_type_from_another_kind_its_template_also_res
     matched = set(PageSimilarity.objects.filter(job=job, match=True).values_list("page__url", flat=True))
     assert matched == {root + path.lstrip("/") for path in pages if "whatsnew" in path}
     assert len(job.result["feedback_pages"]) == 10
+
+
+def test_templates_combined_by_max_are_not_scored_again_with_their_nearest_pages(docs_crawl):
+    crawl, root = docs_crawl
+    job = run_filter(crawl, templates=[root + "ref3.html", root + "chapter2.html"], combine="max")
+    assert job.status == AnalysisJob.Status.FINISHED, job.error
+    assert "feedback_pages" not in job.result
+    assert run_filter(crawl, templates=[root + "ref3.html"]).result["feedback_pages"]
