@@ -1,7 +1,7 @@
 """Structural filtering (MFPSDDP) and page types on the test bed's postgres docs: speed and PR/RR.
 
     .venv/bin/python benchmarks/structure.py --templates 31 --json /tmp/structure.json
-    .venv/bin/python benchmarks/structure.py --parts types      # page types of nine sites only (~1.5 min)
+    .venv/bin/python benchmarks/structure.py --parts types      # page types of thirteen sites only (~5 min)
 
 Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of its document tree), then:
 - the crawl-time extraction (`dom_keys`, parse excluded, in ms of CPU a page; the parse alone beside it), on
@@ -14,17 +14,18 @@ Fetches every page of the test bed's postgres docs (127.0.0.1:8102, the pages of
   (`<div class="refentry">`, 307 of them), each of `--templates` reference pages in turn as the one template,
   for the default method (threshold calibrated from the score distribution), CSR at 0.2 and RPSA at 0.4 (the
   paper's), and each relation at its best threshold by §3.3 (labels known). Medians and minima are printed;
-- (`--parts types`) every labelled page type of the python, django and postgres docs and of six sites off
+- (`--parts types`) every labelled page type of the python, django and postgres docs and of ten sites off
   the test bed that the benchmark serves itself (celery, sphinx, libxslt, commons-lang3's Javadoc, GIO's
-  gtk-doc, log4cplus's Doxygen; SITE_TYPES, by URL), 7 templates each: every relation with every label-free
-  threshold rule or a fixed threshold (the default's linkage rule, which reads the pages too, and its measured
-  variant `linkage-split`, benchmarks/structure_cuts.py), the default's similarity made transductive over the
+  gtk-doc, log4cplus's Doxygen, Pango's gi-docgen, pytest, xerces-c's Doxygen, JUnit 4's Javadoc; SITE_TYPES,
+  by URL), 7 templates each: every relation with every label-free threshold rule or a fixed threshold (the
+  default's feedback rule, which scores again with the template's nearest pages and reads the pages too; the
+  measured cuts and feedback variants of benchmarks/structure_cuts.py), the default's similarity made transductive over the
   crawl's graph of pages (TRANSDUCTIVE, benchmarks/structure_transductive.py), the ceiling (best
   threshold by the type's own labels), MFPLR (Table 3's baseline) and what the labels allow at all (a
   classifier trained on the site's labels, cross-validated, on the keys of `blocks` and of the default); then
   leave-one-site-out: for each site, the candidate with the best mean F1 over the other sites' types,
   scored on the held-out site's types, once among the rules a filter can ship, once with the measured
-  alternatives (transductive scores, linkage-split) and once with one that reads the crawl's URL layout too
+  alternatives (transductive scores, the measured cuts) and once with one that reads the crawl's URL layout too
   (`url_directory_cut`, not shipped); the mean F1 of each reported candidate over every type, and site by site.
 Figures and their reading: docs/benchmarks.md and docs/structure.md.
 """
@@ -53,7 +54,13 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks import structure_transductive as T  # noqa: E402
 from benchmarks.structure_baselines import MFPLR_THRESHOLD, link_ratio, mfplr_selects  # noqa: E402
-from benchmarks.structure_cuts import linkage_split  # noqa: E402
+from benchmarks.structure_cuts import (  # noqa: E402
+    cohesion_drop_cut,
+    core_cut,
+    dip_cohesion_cut,
+    linkage_split,
+    template_feedback,
+)
 from checks.structure import similarity as S  # noqa: E402
 from checks.structure.extract import decode, dom_keys  # noqa: E402
 from checks.structure.pagetypes import page_types  # noqa: E402
@@ -199,10 +206,30 @@ def accuracy_table(blobs: dict[str, bytes], targets: set[str], templates: list[s
             others = {url: s for url, s in scores.items() if url != template}
             if relation in S.OUR_RELATIONS:
                 method = S.method_for(relation)
-                chance, pages, pair = _chance_and_pages(blobs, template, relation, others)
-                threshold = S.calibrated_threshold(
-                    list(others.values()), chance, method.threshold_rule, pages=pages, pair_similarity=pair
-                )
+                chance, pages, pair, keyer = _chance_and_pages(blobs, template, relation, others)
+                if method.threshold_rule in S.RULES_WITH_FEEDBACK:
+                    # As the filter job does: scored again with the template's nearest pages, then cut.
+                    mixed, threshold = template_feedback(
+                        keyer.keys(decode(blobs[template])),
+                        pages,
+                        list(others.values()),
+                        chance,
+                        keyer.scorer,
+                        pair,
+                        background=S.background_similarity(pages, pair),
+                        nearest=S.FEEDBACK_PAGES,
+                        within_cut=True,
+                        split=True,
+                    )
+                    others = dict(zip(others, mixed, strict=True))
+                else:
+                    threshold = S.calibrated_threshold(
+                        list(others.values()),
+                        chance,
+                        method.threshold_rule,
+                        pages=pages,
+                        pair_similarity=pair,
+                    )
             else:
                 threshold = S.PAPER_THRESHOLDS[relation]
             row = S.accuracy(others, targets - {template}, threshold, relation=relation)
@@ -229,15 +256,15 @@ def accuracy_table(blobs: dict[str, bytes], targets: set[str], templates: list[s
 
 def _chance_and_pages(
     blobs: dict[str, bytes], template: str, relation: str | None, others: dict[str, float]
-) -> tuple[float, list, object]:
+) -> tuple[float, list, object, S.Keyer]:
     """The chance level of `template`, and what a rule that reads the pages takes: the pages of `others` (in
-    its order) and the relation's pair similarity."""
+    its order), the relation's pair similarity and its keyer."""
     doms = {url: decode(blob) for url, blob in blobs.items()}
     keyer = S.Keyer(S.method_for(relation), common=S.common_values(doms.values()))
     sequences = keyer.keyed(doms)
     pair = keyer.pair_similarity()
     chance = S.chance_level([sequences[template]], list(sequences.values()), pair_similarity=pair)
-    return chance, [sequences[url] for url in others], pair
+    return chance, [sequences[url] for url in others], pair, keyer
 
 
 # Page types of the test bed, labelled by URL (and, for postgres reference pages, by the page's own
@@ -264,6 +291,16 @@ SITES = {
     # their member lists, header file pages, header source listings, directory pages and the pages of one
     # directory's dependencies on another, the member index).
     "log4cplus": (None, Path("/usr/share/doc/liblog4cplus-dev/html")),
+    # Added in issue 23's seventh round, labelled by URL and committed before any method was scored on them, to
+    # check the round's candidates on sites none of them was chosen with: gi-docgen, a generator no site above
+    # uses (libpango1.0-doc 1.50.12, Pango's 754 pages: a page per method, function, virtual method, struct,
+    # enum and class), Sphinx with another theme (python-pytest-doc 7.2.1, 249 pages: release announcements,
+    # how-to guides, module sources, examples), an older Doxygen (libxerces-c-doc 3.2.4, 905 pages) and an
+    # older Javadoc (junit4-doc 4.13.2, 530 pages).
+    "pango": (None, Path("/usr/share/doc/libpango1.0-doc")),
+    "pytest": (None, Path("/usr/share/doc/python-pytest-doc/html")),
+    "xerces-c": (None, Path("/usr/share/doc/libxerces-c-doc/html")),
+    "junit4": (None, Path("/usr/share/doc/junit4/api")),
 }
 SITE_TYPES = {
     "python": {
@@ -318,6 +355,34 @@ SITE_TYPES = {
         "directory pages": r"/dir_[0-9a-f]{32}\.html$",
         "directory dependency pages": r"/dir_\d+_\d+\.html$",
         "member index pages": r"/functions[^/]*\.html$",
+    },
+    "pango": {
+        "method pages": r"/method\.[^/]+\.html$",
+        "function pages": r"/func\.[^/]+\.html$",
+        "virtual method pages": r"/vfunc\.[^/]+\.html$",
+        "struct pages": r"/struct\.[^/]+\.html$",
+        "enum pages": r"/enum\.[^/]+\.html$",
+        "class pages": r"/class\.[^/]+\.html$",
+    },
+    "pytest": {
+        "release announcements": r"/announce/release-",
+        "how-to guides": r"/how-to/(?!index\.html)",
+        "module source pages": r"/_modules/(?!index\.html)",
+        "examples": r"/example/(?!index\.html)",
+    },
+    "xerces-c": {
+        "class pages": r"/(?:class|struct)[^/]*(?<!-members)\.html$",
+        "member lists": r"-members\.html$",
+        "header file pages": r"_8hpp\.html$",
+        "source listings": r"_8hpp_source\.html$",
+        "member index pages": r"/functions[^/]*\.html$",
+        "global index pages": r"/globals[^/]*\.html$",
+    },
+    "junit4": {
+        "class pages": r"^http://[^/]+/(?:[a-z0-9]+/)*[A-Z][^/]*\.html$",
+        "class-use pages": r"/class-use/",
+        "package summaries": r"/package-summary\.html$",
+        "source listings": r"/src-html/",
     },
     "postgres": {
         "SQL commands": r"/sql-(?!commands\.html)[^/]+\.html$",
@@ -413,6 +478,19 @@ TYPE_RELATIONS = ("default", "blocks", "csr", "rpsa", "rsn")
 URL_DIRECTORY = "url-directory"
 # Cuts that read the pages, measured and not shipped (benchmarks/structure_cuts.py).
 LINKAGE_SPLIT = "linkage-split"
+# Issue 23's seventh round: cuts that rise where the pages above them are another kind than the template's group,
+# and the template's nearest pages as further templates (name -> how many, only those the linkage cut selects).
+READING_CUTS = {"core": core_cut, "cohesion-drop": cohesion_drop_cut, "dip-cohesion": dip_cohesion_cut}
+FEEDBACK = {
+    "feedback k7": (7, False, "linkage"),
+    "feedback k10 within": (10, True, "linkage"),
+    "feedback k15 within": (15, True, "linkage"),
+    # The shipped feedback rule: the same scores as "feedback k10 within", cut by linkage-split (the linkage
+    # rule, then up to a shallow dip whose lower side is a kind of its own): sharper scores give the split fewer
+    # wide types to break.
+    "feedback": (S.FEEDBACK_PAGES, True, LINKAGE_SPLIT),
+}
+MEASURED_CUTS = {LINKAGE_SPLIT, *READING_CUTS, *(name for name in FEEDBACK if name not in S.THRESHOLD_RULES)}
 CANDIDATES = [
     # The linkage rule (issue 23, sixth round) reads the pages under the relation's own pair similarity; only
     # the default's is measured (RPSA's, in Python, would cost minutes here).
@@ -420,10 +498,12 @@ CANDIDATES = [
         (relation, rule)
         for relation in TYPE_RELATIONS
         for rule in S.THRESHOLD_RULES
-        if rule not in S.RULES_READING_PAGES or relation == "default"
+        if (rule not in S.RULES_READING_PAGES or relation == "default") and rule not in FEEDBACK
     ),
     ("default", URL_DIRECTORY),
     ("default", LINKAGE_SPLIT),
+    *(("default", name) for name in READING_CUTS),
+    *(("default", name) for name in FEEDBACK),
     *(("default", name) for name in TRANSDUCTIVE),
     *(
         (relation, f"{t:.1f}")
@@ -475,7 +555,39 @@ def type_runs(blobs: dict[str, bytes], targets: set[str]) -> dict[tuple[str, str
                         S.accuracy(mixed, targets - {template}, threshold, relation=relation)
                     )
                     continue
-                if rule in S.RULES_READING_PAGES:
+                if rule in FEEDBACK:
+                    nearest, within_cut, cut_rule = FEEDBACK[rule]
+                    ordered_pages = [sequences[url] for url in others]
+                    mixed, threshold = template_feedback(
+                        sequences[template],
+                        ordered_pages,
+                        list(others.values()),
+                        chance,
+                        keyer.scorer,
+                        pair,
+                        background=background,
+                        nearest=nearest,
+                        within_cut=within_cut,
+                        split=cut_rule == LINKAGE_SPLIT,
+                    )
+                    runs.setdefault(candidate, []).append(
+                        S.accuracy(
+                            dict(zip(others, mixed, strict=True)),
+                            targets - {template},
+                            threshold,
+                            relation=relation,
+                        )
+                    )
+                    continue
+                if rule in READING_CUTS:
+                    threshold = READING_CUTS[rule](
+                        list(others.values()),
+                        chance,
+                        [sequences[url] for url in others],
+                        pair,
+                        background=background,
+                    )
+                elif rule in S.RULES_READING_PAGES:
                     threshold = S.calibrated_threshold(
                         list(others.values()),
                         chance,
@@ -574,11 +686,11 @@ def site_types(sites: dict[str, dict[str, bytes]], blobs: dict[str, dict[str, by
             }
     label_free = [candidate for candidate in CANDIDATES if candidate[1] != URL_DIRECTORY]
     # The rules a filter can ship (checks.structure.similarity's, fixed thresholds); the measured alternatives
-    # (the transductive scores, linkage-split) join them in the second pool.
+    # (the transductive scores, linkage-split, the seventh round's cuts and feedback) join them in the second pool.
     on_the_similarity = [
         candidate
         for candidate in label_free
-        if candidate[1] not in TRANSDUCTIVE and candidate[1] != LINKAGE_SPLIT
+        if candidate[1] not in TRANSDUCTIVE and candidate[1] not in MEASURED_CUTS
     ]
     held_out = leave_one_site_out(table, sites, on_the_similarity)
     with_transductive = leave_one_site_out(table, sites, label_free)
@@ -663,8 +775,11 @@ def leave_one_site_out(table: dict, sites, candidates: list[tuple[str, str]]) ->
 # What `filterpages` does without options: the default relation with its threshold rule.
 SHIPPED = ("default", S.THRESHOLD_RULE_OF["default"])
 _REPORTED = [
+    ("default", "feedback"),
     ("default", "linkage"),
     ("default", LINKAGE_SPLIT),
+    *(("default", name) for name in READING_CUTS),
+    *(("default", name) for name in FEEDBACK if name != "feedback"),
     ("default", "valley"),
     ("default", "valley-2"),
     ("default", URL_DIRECTORY),
@@ -713,7 +828,7 @@ def print_site_types(result: dict) -> None:
     for title, key in (
         ("label-free rules on the similarity to the template", ""),
         (
-            "those, the transductive scores (the crawl's graph of pages) and linkage-split",
+            "those, the transductive scores (the crawl's graph of pages), linkage-split and the seventh round's",
             "_with_transductive",
         ),
         ("all those and the URL directory as weak positives", "_with_url_directory"),

@@ -219,12 +219,19 @@ def filter_summary(
     other_scores: dict[str, dict[int, float]],
     pages: Mapping[int, Sequence[int]] | None = None,
     pair_similarity: Callable[[Sequence[int], Sequence[int]], float] | None = None,
+    fed_back: bool = False,
 ) -> dict:
     """The filter's summary from every page's score: threshold (given, the paper's, or calibrated), chance level,
     histograms and, with labels, PR/RR and each relation at its best threshold (`other_scores`: the labelled
-    pages' scores under the other relations). A rule that reads the pages (the default's linkage rule) reads
-    them from `pages` (page id -> key sequence, read lazily: it reads a few dozen) by `pair_similarity`."""
+    pages' scores under the other relations). A rule that reads the pages (the default's feedback and linkage
+    rules) reads them from `pages` (page id -> key sequence, read lazily: it reads a few dozen) by
+    `pair_similarity`. `fed_back`: the scores were recomputed with the template's nearest pages (the feedback
+    rule's phase); when they were not (templates combined by `max`), the feedback rule's cut gives way to the
+    linkage rule, as its split was measured on fed-back scores only."""
     method = method_of(parameters)
+    rule = method.threshold_rule
+    if rule in S.RULES_WITH_FEEDBACK and not fed_back:
+        rule = "linkage"
     targets, non_targets = targets & scores.keys(), non_targets & scores.keys()
     labelled = bool(targets) and bool(non_targets)
     other_ids = [pid for pid in scores if pid not in parameters["template_ids"]]
@@ -246,18 +253,18 @@ def filter_summary(
             "calibrated on your labels (best precision and recall)",
         )
     elif threshold is None:
-        reads_pages = method.threshold_rule in S.RULES_READING_PAGES
+        reads_pages = rule in S.RULES_READING_PAGES
         threshold = S.calibrated_threshold(
             others,
             chance,
-            method.threshold_rule,
+            rule,
             pages=_Aligned(pages, other_ids) if reads_pages and pages is not None else None,
             pair_similarity=pair_similarity,
         )
         how = "calibrated from the score distribution"
         wider = S.calibrated_threshold(others, chance, "otsu")
         wider_matches = sum(score >= wider for score in scores.values())
-        if method.threshold_rule in ("valley", "linkage") and wider_matches > sum(
+        if rule in ("valley", "linkage", "feedback") and wider_matches > sum(
             s >= threshold for s in scores.values()
         ):
             # The valley or linkage rule took the closest clear group; the wider one it passed over (the SQL commands'

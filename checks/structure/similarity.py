@@ -590,22 +590,95 @@ def linkage_threshold(
     return cut
 
 
+def linkage_split_threshold(
+    scores: Sequence[float],
+    chance: float,
+    pages: Sequence[Sequence[int]],
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float],
+    *,
+    sample: int = LINKAGE_SAMPLE,
+    background: float | None = None,
+) -> float:
+    """The linkage rule, then the other way: every shallow minimum of the score density above its cut (every
+    local minimum, not only the clear valleys), lowest first; the first whose lower side is not of the group
+    above (C < (W + B) / 2, the linkage rule's test) and is a kind of its own (C < (W_band + B) / 2: its pages
+    are more like each other than like the group above) becomes the cut. A small type on the shoulder of another
+    kind (celery's ten what's new pages above its changelogs) has no clear valley, but the pages below it are
+    another kind. Alone it splits some wide types (issue 23's sixth round); after `feedback_pages` has sharpened
+    the scores it does not (the seventh round, docs/structure.md)."""
+    if background is None:
+        background = background_similarity(pages, pair_similarity)
+    cut = linkage_threshold(scores, chance, pages, pair_similarity, sample=sample, background=background)
+    values = np.asarray(scores, dtype=float)
+    ranked = [int(i) for i in np.argsort(-values, kind="stable")]
+    _, minima = valley_cuts(scores, chance, depth=1.0)
+    for upper in [c for c in minima if c > cut]:
+        band_all = [i for i in ranked if cut <= values[i] < upper]
+        if len(band_all) < VALLEY_MIN_GROUP:
+            continue
+        group = [pages[i] for i in spread_over_ranks([i for i in ranked if values[i] >= upper], sample)]
+        band = [pages[i] for i in spread_over_ranks(band_all, sample)]
+        w = _mean_within(group, pair_similarity)
+        w_band = _mean_within(band, pair_similarity)
+        c = float(np.mean([pair_similarity(a, b) for a in band for b in group]))
+        if c < (w + background) / 2 and c < (w_band + background) / 2:
+            return upper
+    return cut
+
+
+def _mean_within(group: list, pair_similarity) -> float:
+    pairs = [pair_similarity(a, b) for n, a in enumerate(group) for b in group[n + 1 :]]
+    return float(np.mean(pairs)) if pairs else 1.0
+
+
+# The feedback rule's template's nearest pages (feedback_pages): chosen leave-one-site-out among 7, 10 and 15
+# (issue 23's seventh round); a type of fewer pages than this is not diluted, since only pages the linkage cut
+# selects join.
+FEEDBACK_PAGES = 10
+
+
+def feedback_pages(
+    scores: Sequence[float],
+    chance: float,
+    pages: Sequence[Sequence[int]],
+    pair_similarity: Callable[[Sequence[int], Sequence[int]], float],
+    *,
+    nearest: int = FEEDBACK_PAGES,
+    background: float | None = None,
+) -> list[int]:
+    """The positions (in `scores`) of the template's `nearest` best-scoring pages that the linkage rule selects:
+    the pages that join the templates in the feedback rule (pseudo-relevance feedback, Rocchio 1971). A page
+    then scores by its likeness to the template's group, not to the one page: a template that shares some blocks
+    with another kind (celery's what's new 2.5 with the changelogs) no longer lifts that kind to its own type's
+    level, and the linkage-split cut on the new scores parts them."""
+    cut = linkage_threshold(scores, chance, pages, pair_similarity, background=background)
+    values = np.asarray(scores, dtype=float)
+    ranked = [int(i) for i in np.argsort(-values, kind="stable")][:nearest]
+    return [i for i in ranked if values[i] >= cut]
+
+
 # How a threshold is chosen without labels: "minimum-error" (Kittler & Illingworth), "otsu" (most
 # between-group variance), "valley" (Otsu's, moved up to the highest clear valley above it with
 # VALLEY_MIN_GROUP pages or more), "valley-2" (the same with two pages or more, as before issue 23's second
 # round), "gap" (the widest gap), "nested" (minimum-error again inside a bimodal top) or "linkage" (the valley
 # rule's valleys read from the highest down, crossed while the pages below are like those above; it reads the
-# pages themselves). The rules were compared leave-one-site-out (benchmarks/structure.py --parts types,
-# docs/structure.md).
-THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "valley-2", "gap", "nested", "linkage")
+# pages themselves) or "feedback" (the scores first recomputed with the template's nearest pages as templates,
+# feedback_pages, by the caller; then the linkage rule and a split at a shallow dip whose lower side is a kind
+# of its own, linkage_split_threshold). The rules were compared leave-one-site-out (benchmarks/structure.py
+# --parts types, docs/structure.md).
+THRESHOLD_RULES = ("minimum-error", "otsu", "valley", "valley-2", "gap", "nested", "linkage", "feedback")
 # The rules that read the pages as well as their scores (calibrated_threshold's `pages`, `pair_similarity`).
-RULES_READING_PAGES = frozenset({"linkage"})
+RULES_READING_PAGES = frozenset({"linkage", "feedback"})
+# The rules whose scores are recomputed with the template's nearest pages before the cut (feedback_pages).
+RULES_WITH_FEEDBACK = frozenset({"feedback"})
 DEFAULT_THRESHOLD_RULE = "minimum-error"
-# Each of our methods with its rule: for the default, the linkage rule (Otsu's cut alone stops at the site's
+# Each of our methods with its rule: for the default, the feedback rule (Otsu's cut alone stops at the site's
 # biggest divide, below a small type's own group: postgres release notes PR 0.08; the valley rule, which takes
 # the highest clear valley, splits a type of two variants: Doxygen member lists RR 0.88, issue 23's sixth
-# round); for `blocks`, the minimum-error cut (docs/structure.md).
-THRESHOLD_RULE_OF = {"default": "linkage", "blocks": "minimum-error"}
+# round; the linkage rule never cuts higher than a clear valley, so a small type on the shoulder of another
+# kind takes that kind too: celery's what's new pages PR 0.16, the seventh round); for `blocks`, the
+# minimum-error cut (docs/structure.md).
+THRESHOLD_RULE_OF = {"default": "feedback", "blocks": "minimum-error"}
 
 
 def calibrated_threshold(
@@ -617,13 +690,15 @@ def calibrated_threshold(
     pair_similarity: Callable[[Sequence[int], Sequence[int]], float] | None = None,
     background: float | None = None,
 ) -> float:
-    """The threshold from the score distribution alone, never below the chance level. The linkage rule also
-    reads the scored pages (`pages`, in the order of `scores`, compared by `pair_similarity`; `background`,
-    the site's background_similarity, when the caller has it)."""
-    if rule == "linkage":
+    """The threshold from the score distribution alone, never below the chance level. The linkage and feedback
+    rules also read the scored pages (`pages`, in the order of `scores`, compared by `pair_similarity`;
+    `background`, the site's background_similarity, when the caller has it); the feedback rule cuts scores its
+    caller has recomputed with the template's nearest pages (feedback_pages)."""
+    if rule in RULES_READING_PAGES:
         if pages is None or pair_similarity is None:
-            raise ValueError("the linkage rule reads the scored pages: pass pages and pair_similarity")
-        return linkage_threshold(scores, chance, pages, pair_similarity, background=background)
+            raise ValueError(f"the {rule} rule reads the scored pages: pass pages and pair_similarity")
+        cut = linkage_split_threshold if rule == "feedback" else linkage_threshold
+        return cut(scores, chance, pages, pair_similarity, background=background)
     if rule == "valley":
         return valley_threshold(scores, chance)
     if rule == "valley-2":

@@ -40,6 +40,9 @@ T = TypeVar("T")
 COMMON = "common"  # scratch: the (tag, attribute, value) triples found on two pages or more
 SEEN = "seen"  # scratch while phase `common` runs: each triple, with the pages holding it counted up to 2
 WEIGHTS = "weights"  # scratch: the default method's keys, and the pages holding each (its weight: log N/df)
+# Phase of the feedback rule (the default's): every page scored again with the template's nearest pages as
+# templates (S.feedback_pages, chosen once and kept in the state as "feedback_pages").
+FEEDBACK = "feedback"
 
 
 def _timed(ctx: JobContext, key: str, seconds_each: float, work: Callable[[int], T]) -> T:
@@ -136,7 +139,26 @@ def filter_steps(ctx: JobContext) -> bool:
         _filter_score(ctx)
         if ctx.state["phase"] == "score" or ctx.time_up():
             return False
+    if ctx.state["phase"] == FEEDBACK:
+        _filter_feedback(ctx)
+        if ctx.state["phase"] == FEEDBACK or ctx.time_up():
+            return False
     return _filter_summary(ctx)
+
+
+def _feeds_back(ctx: JobContext) -> bool:
+    """Whether the filter's scores are recomputed with the template's nearest pages: under the feedback rule, when
+    the threshold is calibrated from the scores (none given, no labels: with labels the relations are compared
+    on the plain similarity, and the threshold is the labels' best) and templates combine by their mean (the
+    rule was measured so; with `max` a filter asks for any of several kinds, and the nearest pages of one would
+    widen it)."""
+    method = services.method_of(ctx.parameters)
+    return (
+        method.threshold_rule in S.RULES_WITH_FEEDBACK
+        and method.combine == "mean"
+        and ctx.parameters.get("threshold") is None
+        and not ctx.state.get("labelled")
+    )
 
 
 def _filter_labels(ctx: JobContext) -> None:
@@ -223,6 +245,17 @@ def _filter_weights(ctx: JobContext) -> None:
         ctx.progress(done=0, total=total, note=f"{saved['pages']:,} of {total:,} pages' blocks weighed")
 
 
+def _save_scores(rows: list[PageSimilarity]) -> None:
+    """Write the pages' scores by upsert on (job, page): a chunk redone after a lost lease rewrites its rows."""
+    PageSimilarity.objects.bulk_create(
+        rows,
+        batch_size=UPSERT_BATCH,
+        update_conflicts=True,
+        unique_fields=["job", "page"],
+        update_fields=["similarity", "match"],
+    )
+
+
 def _filter_score(ctx: JobContext) -> None:
     job, crawl = ctx.job, ctx.job.crawl
     total = ctx.state.setdefault("pages", services.dom_pages(crawl=crawl))
@@ -248,17 +281,11 @@ def _filter_score(ctx: JobContext) -> None:
                         other_keyer, other_score = scorers[relation]
                         others[relation][str(page_id)] = other_score(other_keyer.keys(dom))
             with transaction.atomic():
-                PageSimilarity.objects.bulk_create(
-                    rows,
-                    batch_size=UPSERT_BATCH,
-                    update_conflicts=True,
-                    unique_fields=["job", "page"],
-                    update_fields=["similarity", "match"],
-                )
+                _save_scores(rows)
                 if any(others.values()):
                     scratch_save(job, f"others:{after:012d}", others)
                 if last is None:
-                    _next_phase(ctx, "summary")
+                    _next_phase(ctx, FEEDBACK if _feeds_back(ctx) else "summary")
                 else:
                     ctx.state["scored"] = ctx.state.get("scored", 0) + len(rows)
                     ctx.state["after"] = last
@@ -269,6 +296,68 @@ def _filter_score(ctx: JobContext) -> None:
                 )
 
         _timed(ctx, "score", SECONDS_A_PAGE, work)
+
+
+def _filter_feedback(ctx: JobContext) -> None:
+    """The feedback rule's second pass: once, the template's nearest pages that the linkage rule selects
+    (S.feedback_pages, reading the few dozen pages it weighs), kept in the state; then every page scored again
+    against the templates and those pages (their mean, as a filter of several templates), chunk by chunk from
+    the cursor, its row rewritten."""
+    job, crawl, parameters = ctx.job, ctx.job.crawl, ctx.parameters
+    template_ids = parameters["template_ids"]
+    method = services.method_of(parameters)
+    keyer = _keyer(ctx, method, _common(ctx, method))
+    pair = keyer.pair_similarity()
+    doms = services.doms_of(crawl=crawl, page_ids=template_ids)
+    templates = [keyer.keys(doms[pid]) for pid in template_ids]
+    if "feedback_pages" not in ctx.state:
+        scores = dict(
+            PageSimilarity.objects.filter(job=job).order_by("page_id").values_list("page_id", "similarity")
+        )
+        keyed = _KeyedPages(ctx, list(scores), keyer)
+        # The chance level as the summary draws it (the same pages, the same seed).
+        chance = S.chance_level(templates, keyed, pair_similarity=pair)
+        other_ids = [pid for pid in scores if pid not in template_ids]
+        others = _KeyedPages(ctx, other_ids, keyer)
+        others.read = keyed.read
+        positions = S.feedback_pages([scores[pid] for pid in other_ids], chance, others, pair)
+        with transaction.atomic():
+            ctx.state["feedback_pages"] = [other_ids[i] for i in positions]
+            ctx.state["after"] = 0
+            ctx.progress(
+                done=0,
+                total=ctx.state.get("pages"),
+                note=f"scoring again with the template's {len(positions)} nearest pages",
+            )
+        if ctx.time_up():
+            return
+    nearest = services.doms_of(crawl=crawl, page_ids=ctx.state["feedback_pages"])
+    score = keyer.scorer(templates + [keyer.keys(nearest[pid]) for pid in ctx.state["feedback_pages"]])
+    total = ctx.state.get("pages")
+    while ctx.state["phase"] == FEEDBACK and not ctx.time_up():
+
+        def work(size: int) -> None:
+            doms, last = services.dom_chunk(crawl=crawl, after=ctx.state["after"], limit=size)
+            rows = [
+                PageSimilarity(
+                    job=job, page_id=page_id, similarity=round(score(keyer.keys(dom)), 6), match=False
+                )
+                for page_id, dom in doms
+            ]
+            with transaction.atomic():
+                _save_scores(rows)
+                if last is None:
+                    _next_phase(ctx, "summary")
+                else:
+                    ctx.state["rescored"] = ctx.state.get("rescored", 0) + len(rows)
+                    ctx.state["after"] = last
+                ctx.progress(
+                    done=ctx.state.get("rescored", 0),
+                    total=total,
+                    note=f"{ctx.state.get('rescored', 0):,} pages scored again",
+                )
+
+        _timed(ctx, FEEDBACK, SECONDS_A_PAGE, work)
 
 
 class _KeyedPages(Sequence):
@@ -336,7 +425,11 @@ def _filter_summary(ctx: JobContext) -> bool:
         other_scores=other_scores,
         pages=_ById(keyed),
         pair_similarity=keyer.pair_similarity(),
+        fed_back=ctx.state.get("feedback_pages") is not None,
     )
+    if (feedback := ctx.state.get("feedback_pages")) is not None:
+        # The scores are the mean similarity to the templates and these pages (the feedback rule).
+        summary["feedback_pages"] = feedback
     threshold = summary["threshold"]
     with transaction.atomic():
         PageSimilarity.objects.filter(job=job, similarity__gte=threshold).update(match=True)

@@ -66,6 +66,8 @@ class Command(JobCommand):
         line = f"{job}: {result['matches']} of {result['pages']} pages match at {result['threshold']:.3f}"
         if result.get("accuracy"):
             line += f" (PR {result['accuracy']['PR']:.3f}, RR {result['accuracy']['RR']:.3f})"
+        if feedback := result.get("feedback_pages"):
+            line += f", scored against the templates and their {len(feedback)} nearest pages"
         if wider := result.get("wider_group"):
             line += (
                 f"; a wider group of {wider['matches']} pages scores {wider['threshold']:.3f} or more"

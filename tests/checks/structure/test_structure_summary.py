@@ -74,3 +74,45 @@ def test_no_wider_group_is_named_when_the_threshold_is_given_or_there_is_none():
     rng = np.random.default_rng(2)
     two_groups = np.clip(np.concatenate([rng.normal(0.08, 0.04, 700), rng.normal(0.88, 0.05, 180)]), 0, 1)
     assert "wider_group" not in _summary({page: float(v) for page, v in enumerate(two_groups, start=1)})
+
+
+def _shoulder() -> tuple[dict[int, float], dict, object]:
+    """Ten pages of a type (0.34-0.5) on the shoulder of sixteen of another kind (0.2-0.3), the rest below 0.15;
+    each kind's pages 0.8 alike, the two kinds 0.3, any other pair 0.2."""
+    rng = np.random.default_rng(31)
+    groups = [("rest", np.clip(rng.normal(0.06, 0.03, 320), 0, 0.15)), ("below", rng.uniform(0.2, 0.3, 16))]
+    groups.append(("type", np.linspace(0.34, 0.5, 10)))
+    scores, pages = {}, {}
+    for name, values in groups:
+        for value in values:
+            page = len(scores) + 1
+            scores[page], pages[page] = float(value), (name, page)
+
+    def alike(a, b):
+        if a[0] == b[0]:
+            return 0.2 if a[0] == "rest" else 0.8
+        return 0.3 if {a[0], b[0]} == {"type", "below"} else 0.2
+
+    return scores, pages, alike
+
+
+def test_fed_back_scores_are_cut_at_the_dip_above_a_kind_of_its_own_and_plain_ones_by_the_linkage_rule():
+    scores, pages, alike = _shoulder()
+
+    def matched(fed_back: bool) -> set:
+        summary = filter_summary(
+            parameters={"relation": "default", "template_ids": [0]},
+            scores=scores,
+            chance=0.05,
+            targets=set(),
+            non_targets=set(),
+            other_scores={},
+            pages=pages,
+            pair_similarity=alike,
+            fed_back=fed_back,
+        )
+        return {pages[page][0] for page, value in scores.items() if value >= summary["threshold"]}
+
+    assert matched(fed_back=True) == {"type"}
+    # Scores the feedback phase did not recompute (templates combined by max) keep the linkage rule's cut.
+    assert matched(fed_back=False) == {"type", "below"}

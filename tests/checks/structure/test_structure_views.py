@@ -221,3 +221,20 @@ def test_the_result_names_the_wider_group_a_calibrated_cut_passed_over(signed_in
     job.save(update_fields=["result"])
     html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
     assert 'id="wider-group"' in html and "<strong>300</strong>" in html and "threshold 0.37" in html
+
+
+def test_the_result_says_the_scores_count_the_templates_nearest_pages(signed_in, owned_crawl):
+    crawl, root = owned_crawl
+    page = crawl.pages.get(url=root + "ref1.html")
+    signed_in.post(
+        reverse("checks:structure-new", args=[crawl.pk]),
+        {"templates": page.url, "relation": "default", "combine": "mean"},
+    )
+    from checks.models import AnalysisJob
+
+    job = job_run(job=AnalysisJob.objects.get(kind="filter", crawl=crawl))
+    # The default's feedback rule scored the pages again with the template's nearest pages.
+    assert job.result["feedback_pages"]
+    html = signed_in.get(reverse("checks:job", args=[job.pk])).content.decode()
+    assert 'id="feedback-pages"' in html
+    assert f"and {len(job.result['feedback_pages'])} of the pages most like it" in html
