@@ -560,6 +560,13 @@ class BestFirst:
                 env.frontier = [(c.node, round(score, 3), c.link.text) for score, c in scored[:5]]
                 if self._stops(best_score, best_node, improved_at):
                     break
+                if self._patience_spent(best_score, best_node, improved_at):
+                    # Sure of the best page but it is no answer (ANSWERABLE_TO_STOP): its twins first, as
+                    # `_read_twins` would read them had the search stopped (a replay takes them as recorded).
+                    twin = self._unread_twin()
+                    if twin is not None and twin[0] in self.frontier:
+                        chosen = self.frontier[twin[0]]
+                        top_score = self.link_score(chosen)
             del self.frontier[chosen.node]
             page = env.download(chosen.node, via=(chosen.parent, chosen.link), score=top_score)
             self.inherited[chosen.node] = chosen.inherited
@@ -589,9 +596,9 @@ class BestFirst:
             raise BudgetExhausted()
         return self.answer()
 
-    def _stops(self, best_score: float, best_node: Node, improved_at: int) -> bool:
-        """The stopping rule (CONFIDENT's comment): the best page is good enough and the search has gone long
-        enough without finding a better one."""
+    def _patience_spent(self, best_score: float, best_node: Node, improved_at: int) -> bool:
+        """The best page is good enough and the search has gone long enough without finding a better one
+        (CONFIDENT's comment)."""
         waited = self.env.downloads - improved_at
         patience = max(
             MIN_PATIENCE
@@ -599,11 +606,16 @@ class BestFirst:
             else UNSURE_PATIENCE,
             int(improved_at * PATIENCE_SHARE),
         )
+        return best_score >= CONFIDENT and waited >= patience
+
+    def _stops(self, best_score: float, best_node: Node, improved_at: int) -> bool:
+        """The stopping rule: patience spent, and the best page is an answer (ANSWERABLE_TO_STOP)."""
+        if not self._patience_spent(best_score, best_node, improved_at):
+            return False
         if ANSWERABLE_TO_STOP:
             best = self.env.download(best_node)  # in memory
-            if best is None or self.held(best) < FOUND_SHARE:
-                return False
-        return best_score >= CONFIDENT and waited >= patience
+            return best is not None and self.held(best) >= FOUND_SHARE
+        return True
 
     def _read_twins(self, cap: int) -> Node | None:
         """Read the unread twins of the best pages (TWIN_RANKS' comment), best page first, until none is left,

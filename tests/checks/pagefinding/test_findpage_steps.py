@@ -223,3 +223,21 @@ def test_a_search_that_reads_twins_before_answering_in_tiny_steps_ends_as_in_one
     assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
     assert stepped.result == whole.result
     assert steps >= 5 and len(httpserver.log) == requests_whole
+
+
+def test_a_search_sure_of_a_page_that_is_no_answer_reads_its_twins_in_tiny_steps_as_in_one_step(httpserver):
+    """Twins read while the search goes on (its best page no answer) are loop choices: replayed as recorded."""
+    from tests.checks.pagefinding.test_stopping import QUERY, serve_spindle_site_with_a_twin
+
+    serve_spindle_site_with_a_twin(httpserver)
+    site = make_site(url=httpserver.url_for("/"))
+    whole = job_run(job=search_job(site, "BESTFIRST", QUERY), step_seconds=WHOLE)
+    assert whole.result["found"] == httpserver.url_for("/item7-parts.html")
+    requests_whole = len(httpserver.log)
+    httpserver.clear_log()
+
+    stepped = search_job(site, "BESTFIRST", QUERY)
+    steps = steps_to_end(stepped)
+    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert stepped.result == whole.result
+    assert steps >= 5 and len(httpserver.log) == requests_whole

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from checks.pagefinding import finder
 
-from .sites import live_search, page, serve_pages_and_fillers
+from .sites import live_search, page, requested, serve_pages_and_fillers
 
 QUERY = "spindle ratchet flywheel gasket"
 
@@ -40,3 +40,37 @@ def test_without_the_rule_the_search_stops_at_its_patience_and_finds_nothing(htt
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=60)
     assert result.found is None
     assert result.downloads < 40  # it stopped, before the budget
+
+
+def serve_spindle_site_with_a_twin(server) -> None:
+    """As serve_spindle_site, the "Spindle" page at /item7.html linking its twin, /item7-parts.html (its name
+    with a word added), which holds the whole query; no other page links it, and the link ("see also") names
+    none of it."""
+    decoys = "".join(f"<li><a href='/p{n}.html'>ratchet notes {n}</a></li>" for n in range(30))
+    pages = {
+        "/": page("Machine shop", f"<a href='/item7.html'>Spindle spindle</a><ul>{decoys}</ul>"),
+        "/item7.html": page(
+            "Spindle", "<p>" + "spindle " * 40 + "</p><a href='/item7-parts.html'>see also</a>"
+        ),
+        "/item7-parts.html": page("Parts", f"<p>{QUERY}: the spindle, ratchet, flywheel and gasket.</p>"),
+    }
+    serve_pages_and_fillers(server, pages)
+
+
+def test_sure_of_a_page_that_is_no_answer_the_search_reads_its_twins_before_reading_on(httpserver):
+    serve_spindle_site_with_a_twin(httpserver)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=60)
+    assert result.found == httpserver.url_for("/item7-parts.html")
+    fetched = requested(httpserver)
+    twin = fetched.index("/item7-parts.html")
+    assert len([p for p in fetched[:twin] if p.startswith("/p")]) < 30  # before every decoy was read
+
+
+def test_without_twins_first_the_twin_is_read_only_after_every_decoy(httpserver, monkeypatch):
+    monkeypatch.setattr(finder.BestFirst, "_patience_spent", lambda *args: False)
+    serve_spindle_site_with_a_twin(httpserver)
+    live_search(httpserver.url_for("/"), QUERY, budget=60)
+    fetched = requested(httpserver)
+    assert "/item7-parts.html" not in fetched or fetched.index("/item7-parts.html") > max(
+        fetched.index(f"/p{n}.html") for n in range(30)
+    )
