@@ -234,8 +234,12 @@ def crawl_summary(crawl: Crawl) -> dict:
         "error": crawl.error or None,
         "started_at": crawl.started_at.isoformat() if crawl.started_at else None,
         "finished_at": crawl.finished_at.isoformat() if crawl.finished_at else None,
+        # pages_done and pages_queued count the external link targets too (as ever: pipelines read them);
+        # site_pages_done and site_pages_queued are the site's own pages, what the dashboard shows.
         "pages_done": crawl.pages_done,
         "pages_queued": crawl.pages_queued,
+        "site_pages_done": crawl.site_pages_done,
+        "site_pages_queued": crawl.site_pages_queued,
         "pages_failed": crawl.pages_failed,
         "links_found": crawl.links_found,
         "requests": crawl.requests_made,

@@ -229,3 +229,23 @@ def test_serve_runs_the_web_server_and_a_worker_and_ctrl_c_stops_both(tmp_path, 
     assert "Stopped web server and worker." in output
     assert all(not Path(f"/proc/{pid}").exists() for pid in children)
     assert left == [], f"still running a minute after serve ended: {left}"
+
+
+@pytest.mark.django_db
+def test_audits_progress_line_counts_the_sites_own_pages_and_the_external_targets_apart(capsys):
+    from sites.management.commands.audit import Progress
+    from tests.sites.factories import make_crawl
+
+    crawl = make_crawl(
+        status=Crawl.Status.RUNNING,
+        pages_done=120,
+        pages_queued=40,
+        pages_failed=2,
+        external_admitted=25,
+        external_done=15,
+    )
+    progress = Progress(enabled=True)  # stderr is no terminal here: a line, not a bar
+    progress.update(crawl)
+    line = capsys.readouterr().err
+    assert "105 site pages done, 30 queued, 2 failed" in line  # 120 - 15 external done; 40 - 10 left
+    assert "external targets: 15 checked, 10 left" in line

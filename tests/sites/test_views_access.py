@@ -369,3 +369,19 @@ def test_the_json_progress_reflects_the_crawl_counters(signed_in, owner):
     assert (data["id"], data["status"]) == (crawl.pk, "running")
     assert (data["pages_done"], data["pages_queued"], data["pages_failed"]) == (5, 3, 1)
     assert (data["links_found"], data["requests"]) == (44, 6)
+
+
+def test_progress_json_gives_the_sites_own_pages_beside_the_counters_that_hold_external_targets(
+    signed_in, owner
+):
+    crawl = make_crawl(
+        make_site(owner=owner),
+        status=Crawl.Status.RUNNING,
+        pages_done=5,
+        pages_queued=3,
+        external_admitted=3,
+        external_done=2,
+    )
+    data = signed_in.get(reverse("sites:crawl_progress_json", args=[crawl.pk])).json()
+    assert (data["pages_done"], data["pages_queued"]) == (5, 3)  # every URL, as pipelines read them
+    assert (data["site_pages_done"], data["site_pages_queued"]) == (3, 2)  # less 2 external done, 1 left

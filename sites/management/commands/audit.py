@@ -42,8 +42,9 @@ class Progress:
         if not self.enabled:
             return
         if self.bar is not None:
-            self.bar.total = crawl.pages_done + crawl.pages_queued
-            self.bar.n = crawl.pages_done
+            # The site's own pages: the external link targets checked are shown apart (external_left).
+            self.bar.total = crawl.site_pages_done + crawl.site_pages_queued
+            self.bar.n = crawl.site_pages_done
             self.bar.set_postfix(
                 failed=crawl.pages_failed,
                 links=crawl.links_found,
@@ -54,8 +55,8 @@ class Progress:
         elif time.monotonic() - self.last_line > 5 or not crawl.is_active:
             self.last_line = time.monotonic()
             print(
-                f"crawl {crawl.pk}: {crawl.status}, {crawl.pages_done} done, {crawl.pages_queued} queued, "
-                f"{crawl.pages_failed} failed{_external_progress(crawl)}",
+                f"crawl {crawl.pk}: {crawl.status}, {crawl.site_pages_done} site pages done, "
+                f"{crawl.site_pages_queued} queued, {crawl.pages_failed} failed{_external_progress(crawl)}",
                 file=sys.stderr,
             )
 
@@ -211,7 +212,8 @@ class Command(WebauditCommand):
         summary = crawl_summary(crawl)
         if not quiet:
             self.stderr.write(
-                f"Crawl {crawl.pk} {summary['status']}: {summary['pages_done']} pages, {summary['pages_failed']} "
+                f"Crawl {crawl.pk} {summary['status']}: {summary['site_pages_done']} site pages, "
+                f"{summary['external']['done']} external targets, {summary['pages_failed']} "
                 f"broken, {summary['links_found']} links, {summary['requests_per_page']} requests per page"
                 + (f"; report written to {destination}" if destination else "")
             )
