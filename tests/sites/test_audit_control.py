@@ -137,7 +137,7 @@ def test_the_next_audit_takes_over_a_crawl_left_running_and_fetches_every_page_o
     )
     # An audit that was killed: some pages done, a batch claimed and never written, no progress since.
     stalled = crawl_start(site=site, enqueue=False, concurrency=1)
-    crawl_step(crawl_id=stalled.pk, budget_seconds=0.01)
+    crawl_step(crawl_id=stalled.pk, budget_seconds=0.000001)  # one batch, then no time left: pages stay
     _, lost_batch = frontier_claim(crawl=stalled, size=2, lease_seconds=settings.WEBAUDIT_CRAWL_LEASE_SECONDS)
     assert lost_batch, "the stalled crawl should have pages left to claim"
     long_ago = timezone.now() - timedelta(seconds=settings.WEBAUDIT_CRAWL_LEASE_SECONDS + 1)
