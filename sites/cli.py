@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import sys
 import tempfile
 from typing import NoReturn
@@ -15,6 +16,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from sites.limits import CRAWL_RANGES, out_of_range
 
 BAD_INPUT = 2  # exit status for input a command cannot work with; 1 is for work that ran and failed
+# The status a shell gives a program killed by SIGPIPE (`yes | head -1` under pipefail): a reader that stopped early.
+READER_GONE = 128 + signal.SIGPIPE
 
 
 def bad_input(message: str) -> CommandError:
@@ -85,6 +88,18 @@ class OneLineParser(CommandParser):
 
 class Command(BaseCommand):
     """Base of webaudit's commands: bad input, including argparse's, exits 2 with one line."""
+
+    def run_from_argv(self, argv: list[str]) -> None:
+        """A reader that stops early (`findpage … --json - | head -1`) closes the pipe under the command: it ends
+        quietly with READER_GONE, as a C tool killed by SIGPIPE does, not with a traceback. The work is done
+        by then (reports are written after it); only what the reader did not want is lost."""
+        try:
+            super().run_from_argv(argv)
+            sys.stdout.flush()  # a short report sits in the buffer: its write fails here, not at exit
+        except BrokenPipeError:
+            # Python flushes stdout again at exit; pointed at /dev/null that flush cannot fail and print.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            sys.exit(READER_GONE)
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs) -> CommandParser:
         parser = super().create_parser(prog_name, subcommand, **kwargs)

@@ -249,3 +249,27 @@ def test_audits_progress_line_counts_the_sites_own_pages_and_the_external_target
     line = capsys.readouterr().err
     assert "105 site pages done, 30 queued, 2 failed" in line  # 120 - 15 external done; 40 - 10 left
     assert "external targets: 15 checked, 10 left" in line
+
+
+def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_status_of_sigpipe(tmp_path, closed_port):
+    """`findpage … --json - | head -1`: the reader closes the pipe before the report is written. The command ends
+    as a C tool killed by SIGPIPE does (status 141), not with a BrokenPipeError traceback on the terminal."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
+        "WEBAUDIT_VAR_DIR": str(tmp_path),
+        "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    command = subprocess.Popen(
+        [sys.executable, "manage.py", "check_url", f"http://127.0.0.1:{closed_port}/", "--json", "-"],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    command.stdout.close()  # the reader is gone before a byte is written
+    errors = command.stderr.read().decode()
+    assert command.wait(timeout=120) == 141, errors
+    assert "Traceback" not in errors and "BrokenPipeError" not in errors, errors

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 import sys
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import CommandParser
 
 from checks.compare import CompareError, compare_check, crawl_compare
+from sites.cli import Command as WebauditCommand
 from sites.cli import bad_input, json_destination_check, json_write_atomically
 from sites.models import Crawl
 
 
-class Command(BaseCommand):
+class Command(WebauditCommand):
     help = (
         "Compare two finished crawls of one site: new broken targets with their inlinks, fixed targets, new "
         "soft-404 pages, pages new and gone, pages whose content changed, health before and after. Without "
