@@ -70,6 +70,23 @@ def steps_to_end(job: AnalysisJob) -> int:
     return steps
 
 
+def assert_tiny_steps_end_as_one_step(httpserver, site, query: str, found_path: str) -> list[str]:
+    """BESTFIRST run whole finds `found_path`; run again in tiny steps (a request or so each), it ends with the
+    same result (answer, downloads, path, candidates and the whole log) and asks for nothing twice. Returns the
+    paths the whole run asked for."""
+    whole = job_run(job=search_job(site, "BESTFIRST", query), step_seconds=WHOLE)
+    assert whole.result["found"] == httpserver.url_for(found_path)
+    asked_whole = [request.path for request, _ in httpserver.log]
+    httpserver.clear_log()
+
+    stepped = search_job(site, "BESTFIRST", query)
+    steps = steps_to_end(stepped)
+    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
+    assert stepped.result == whole.result
+    assert steps >= 5 and len(httpserver.log) == len(asked_whole)
+    return asked_whole
+
+
 @pytest.mark.parametrize("algorithm", LIVE_ALGORITHMS)
 @pytest.mark.parametrize("query", ["bridge repair permit", "quokka xylophone"])
 def test_a_search_in_tiny_steps_ends_with_the_result_and_the_requests_of_one_step(
@@ -166,16 +183,7 @@ def test_a_search_that_reads_books_indexes_in_tiny_steps_ends_as_in_one_step(htt
     serve_book(httpserver, "/second/", {7: LIGHTHOUSE})
     robots_and_no_sitemap(httpserver)
     site = make_site(url=httpserver.url_for("/"))
-    whole = job_run(job=search_job(site, "BESTFIRST", "lighthouse keeper lantern"), step_seconds=WHOLE)
-    assert whole.result["found"] == httpserver.url_for("/second/chapter7.html")
-    requests_whole = len(httpserver.log)
-    httpserver.clear_log()
-
-    stepped = search_job(site, "BESTFIRST", "lighthouse keeper lantern")
-    steps = steps_to_end(stepped)
-    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
-    assert stepped.result == whole.result
-    assert steps >= 5 and len(httpserver.log) == requests_whole
+    assert_tiny_steps_end_as_one_step(httpserver, site, "lighthouse keeper lantern", "/second/chapter7.html")
 
 
 def test_a_search_that_reads_a_symbol_index_in_tiny_steps_ends_as_in_one_step(httpserver, monkeypatch):
@@ -193,17 +201,8 @@ def test_a_search_that_reads_a_symbol_index_in_tiny_steps_ends_as_in_one_step(ht
     serve_javadoc(httpserver)
     site = make_site(url=httpserver.url_for("/api/index.html"))
     query = "lightbeacon trimwick"
-    whole = job_run(job=search_job(site, "BESTFIRST", query), step_seconds=WHOLE)
-    assert whole.result["found"] == httpserver.url_for("/api/org/sea/Lantern7.html")
-    assert "/api/member-search-index.js" in [request.path for request, _ in httpserver.log]
-    requests_whole = len(httpserver.log)
-    httpserver.clear_log()
-
-    stepped = search_job(site, "BESTFIRST", query)
-    steps = steps_to_end(stepped)
-    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
-    assert stepped.result == whole.result
-    assert steps >= 5 and len(httpserver.log) == requests_whole
+    asked = assert_tiny_steps_end_as_one_step(httpserver, site, query, "/api/org/sea/Lantern7.html")
+    assert "/api/member-search-index.js" in asked
 
 
 def test_a_search_that_reads_twins_before_answering_in_tiny_steps_ends_as_in_one_step(httpserver):
@@ -213,16 +212,7 @@ def test_a_search_that_reads_twins_before_answering_in_tiny_steps_ends_as_in_one
 
     serve_widget_site(httpserver)
     site = make_site(url=httpserver.url_for("/"))
-    whole = job_run(job=search_job(site, "BESTFIRST", QUERY), step_seconds=WHOLE)
-    assert whole.result["found"] == httpserver.url_for("/_modules/widget.html")
-    requests_whole = len(httpserver.log)
-    httpserver.clear_log()
-
-    stepped = search_job(site, "BESTFIRST", QUERY)
-    steps = steps_to_end(stepped)
-    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
-    assert stepped.result == whole.result
-    assert steps >= 5 and len(httpserver.log) == requests_whole
+    assert_tiny_steps_end_as_one_step(httpserver, site, QUERY, "/_modules/widget.html")
 
 
 def test_a_search_sure_of_a_page_that_is_no_answer_reads_its_twins_in_tiny_steps_as_in_one_step(httpserver):
@@ -231,13 +221,4 @@ def test_a_search_sure_of_a_page_that_is_no_answer_reads_its_twins_in_tiny_steps
 
     serve_spindle_site_with_a_twin(httpserver)
     site = make_site(url=httpserver.url_for("/"))
-    whole = job_run(job=search_job(site, "BESTFIRST", QUERY), step_seconds=WHOLE)
-    assert whole.result["found"] == httpserver.url_for("/item7-parts.html")
-    requests_whole = len(httpserver.log)
-    httpserver.clear_log()
-
-    stepped = search_job(site, "BESTFIRST", QUERY)
-    steps = steps_to_end(stepped)
-    assert stepped.status == AnalysisJob.Status.FINISHED, stepped.error
-    assert stepped.result == whole.result
-    assert steps >= 5 and len(httpserver.log) == requests_whole
+    assert_tiny_steps_end_as_one_step(httpserver, site, QUERY, "/item7-parts.html")
