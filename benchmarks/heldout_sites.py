@@ -84,6 +84,11 @@ SITES = [
     Site("xerces", 8200, "libxerces-c-doc", "libxerces-c-doc/html", "fresh6", "doxygen", script_menus=True),
     Site("lxml", 8201, "python-lxml-doc", "python-lxml/html/apidoc", "fresh6", "sphinx"),
     Site("tinyxml", 8202, "libtinyxml-doc", "libtinyxml-dev/docs", "fresh6", "doxygen"),
+    # Session 11's held-out sets (the lead's; seed fresh9), measured before and after the session's changes.
+    Site("pangomm", 8230, "libpangomm-1.4-doc", "libpangomm-1.4-doc/reference/html", "fresh9", "doxygen"),
+    Site("atkmm", 8231, "libatkmm-1.6-doc", "libatkmm-1.6-doc/reference/html", "fresh9", "doxygen",
+         script_menus=True),
+    Site("gtkmm", 8232, "libgtkmm-3.0-doc", "libgtkmm-3.0-doc/reference/html", "fresh9", "doxygen"),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [
