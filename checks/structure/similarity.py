@@ -581,9 +581,8 @@ def linkage_threshold(
         if not band:
             continue  # no page between the two: the same selection, and the higher cut sits in its valley
         group = [pages[i] for i in above]
-        within = [pair_similarity(a, b) for n, a in enumerate(group) for b in group[n + 1 :]]
-        w = float(np.mean(within)) if within else 1.0
-        c = float(np.mean([pair_similarity(pages[i], b) for i in band for b in group]))
+        w = _mean_within(group, pair_similarity)
+        c = _mean_across([pages[i] for i in band], group, pair_similarity)
         if c < (w + background) / 2:
             break
         cut = lower
@@ -620,15 +619,21 @@ def linkage_split_threshold(
         band = [pages[i] for i in spread_over_ranks(band_all, sample)]
         w = _mean_within(group, pair_similarity)
         w_band = _mean_within(band, pair_similarity)
-        c = float(np.mean([pair_similarity(a, b) for a in band for b in group]))
+        c = _mean_across(band, group, pair_similarity)
         if c < (w + background) / 2 and c < (w_band + background) / 2:
             return upper
     return cut
 
 
 def _mean_within(group: list, pair_similarity) -> float:
+    """W: the mean similarity over the pairs of `group` (1.0 for a group of one page: alike to itself)."""
     pairs = [pair_similarity(a, b) for n, a in enumerate(group) for b in group[n + 1 :]]
     return float(np.mean(pairs)) if pairs else 1.0
+
+
+def _mean_across(band: list, group: list, pair_similarity) -> float:
+    """C: the mean similarity of the pages of `band` to the pages of `group`, every pair of one and the other."""
+    return float(np.mean([pair_similarity(a, b) for a in band for b in group]))
 
 
 # The feedback rule's template's nearest pages (feedback_pages): chosen leave-one-site-out among 7, 10 and 15

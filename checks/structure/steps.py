@@ -256,46 +256,75 @@ def _save_scores(rows: list[PageSimilarity]) -> None:
     )
 
 
-def _filter_score(ctx: JobContext) -> None:
+def _score_pages(
+    ctx: JobContext,
+    *,
+    phase: str,
+    then: str,
+    counter: str,
+    note: str,
+    score: Callable[[object], float],
+    beside: Callable[[int, list], None] | None = None,
+) -> None:
+    """Score the pages from the cursor, a chunk at a time until the step's time is up or none is left: each
+    page's row (`score` of its dom) written by upsert with the cursor and `state[counter]` in one transaction,
+    `beside(after, doms)` run in it too; on the last chunk the phase moves to `then`. The first pass (`score`)
+    and the feedback rule's second (`feedback`) differ only in what they score and what they save beside."""
     job, crawl = ctx.job, ctx.job.crawl
-    total = ctx.state.setdefault("pages", services.dom_pages(crawl=crawl))
-    relations = _relations(ctx)
-    scorers = _scorers(ctx, relations)
-    labels = scratch_load(job, "labels", {})
-    labelled_ids = set(labels.get("targets", [])) | set(labels.get("non_targets", []))
-    while ctx.state["phase"] == "score" and not ctx.time_up():
+    total = ctx.state.get("pages")
+    while ctx.state["phase"] == phase and not ctx.time_up():
 
         def work(size: int) -> None:
             after = ctx.state["after"]
             doms, last = services.dom_chunk(crawl=crawl, after=after, limit=size)
-            rows, others = [], {relation: {} for relation in relations[1:]}
-            for page_id, dom in doms:
-                keyer, score = scorers[relations[0]]
-                rows.append(
-                    PageSimilarity(
-                        job=job, page_id=page_id, similarity=round(score(keyer.keys(dom)), 6), match=False
-                    )
-                )
-                if page_id in labelled_ids:
-                    for relation in relations[1:]:
-                        other_keyer, other_score = scorers[relation]
-                        others[relation][str(page_id)] = other_score(other_keyer.keys(dom))
+            rows = [
+                PageSimilarity(job=job, page_id=page_id, similarity=round(score(dom), 6), match=False)
+                for page_id, dom in doms
+            ]
             with transaction.atomic():
                 _save_scores(rows)
-                if any(others.values()):
-                    scratch_save(job, f"others:{after:012d}", others)
+                if beside is not None:
+                    beside(after, doms)
                 if last is None:
-                    _next_phase(ctx, FEEDBACK if _feeds_back(ctx) else "summary")
+                    _next_phase(ctx, then)
                 else:
-                    ctx.state["scored"] = ctx.state.get("scored", 0) + len(rows)
+                    ctx.state[counter] = ctx.state.get(counter, 0) + len(rows)
                     ctx.state["after"] = last
-                ctx.progress(
-                    done=ctx.state.get("scored", 0),
-                    total=total,
-                    note=f"{ctx.state.get('scored', 0):,} pages scored",
-                )
+                done = ctx.state.get(counter, 0)
+                ctx.progress(done=done, total=total, note=f"{done:,} {note}")
 
-        _timed(ctx, "score", SECONDS_A_PAGE, work)
+        _timed(ctx, phase, SECONDS_A_PAGE, work)
+
+
+def _filter_score(ctx: JobContext) -> None:
+    job, crawl = ctx.job, ctx.job.crawl
+    ctx.state.setdefault("pages", services.dom_pages(crawl=crawl))
+    relations = _relations(ctx)
+    scorers = _scorers(ctx, relations)
+    keyer, score = scorers[relations[0]]
+    labels = scratch_load(job, "labels", {})
+    labelled_ids = set(labels.get("targets", [])) | set(labels.get("non_targets", []))
+
+    def other_relations(after: int, doms: list) -> None:
+        # A labelled filter compares the relations (§3.3): its labelled pages are scored under the others too.
+        others: dict[str, dict[str, float]] = {relation: {} for relation in relations[1:]}
+        for page_id, dom in doms:
+            if page_id in labelled_ids:
+                for relation in relations[1:]:
+                    other_keyer, other_score = scorers[relation]
+                    others[relation][str(page_id)] = other_score(other_keyer.keys(dom))
+        if any(others.values()):
+            scratch_save(job, f"others:{after:012d}", others)
+
+    _score_pages(
+        ctx,
+        phase="score",
+        then=FEEDBACK if _feeds_back(ctx) else "summary",
+        counter="scored",
+        note="pages scored",
+        score=lambda dom: score(keyer.keys(dom)),
+        beside=other_relations if len(relations) > 1 else None,
+    )
 
 
 def _filter_feedback(ctx: JobContext) -> None:
@@ -333,31 +362,14 @@ def _filter_feedback(ctx: JobContext) -> None:
             return
     nearest = services.doms_of(crawl=crawl, page_ids=ctx.state["feedback_pages"])
     score = keyer.scorer(templates + [keyer.keys(nearest[pid]) for pid in ctx.state["feedback_pages"]])
-    total = ctx.state.get("pages")
-    while ctx.state["phase"] == FEEDBACK and not ctx.time_up():
-
-        def work(size: int) -> None:
-            doms, last = services.dom_chunk(crawl=crawl, after=ctx.state["after"], limit=size)
-            rows = [
-                PageSimilarity(
-                    job=job, page_id=page_id, similarity=round(score(keyer.keys(dom)), 6), match=False
-                )
-                for page_id, dom in doms
-            ]
-            with transaction.atomic():
-                _save_scores(rows)
-                if last is None:
-                    _next_phase(ctx, "summary")
-                else:
-                    ctx.state["rescored"] = ctx.state.get("rescored", 0) + len(rows)
-                    ctx.state["after"] = last
-                ctx.progress(
-                    done=ctx.state.get("rescored", 0),
-                    total=total,
-                    note=f"{ctx.state.get('rescored', 0):,} pages scored again",
-                )
-
-        _timed(ctx, FEEDBACK, SECONDS_A_PAGE, work)
+    _score_pages(
+        ctx,
+        phase=FEEDBACK,
+        then="summary",
+        counter="rescored",
+        note="pages scored again",
+        score=lambda dom: score(keyer.keys(dom)),
+    )
 
 
 class _KeyedPages(Sequence):
