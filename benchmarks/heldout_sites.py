@@ -84,6 +84,9 @@ SITES = [
     Site("xerces", 8200, "libxerces-c-doc", "libxerces-c-doc/html", "fresh6", "doxygen", script_menus=True),
     Site("lxml", 8201, "python-lxml-doc", "python-lxml/html/apidoc", "fresh6", "sphinx"),
     Site("tinyxml", 8202, "libtinyxml-doc", "libtinyxml-dev/docs", "fresh6", "doxygen"),
+    Site("glibmm", 8210, "libglibmm-2.4-doc", "libglibmm-2.4-doc/reference/html", "fresh7", "doxygen"),
+    Site("gecode", 8211, "libgecode-doc", "libgecode-doc/html", "fresh7", "doxygen"),
+    Site("soapysdr", 8212, "libsoapysdr-doc", "libsoapysdr-doc/html", "fresh7", "doxygen", script_menus=True),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [
