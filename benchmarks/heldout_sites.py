@@ -84,6 +84,10 @@ SITES = [
     Site("xerces", 8200, "libxerces-c-doc", "libxerces-c-doc/html", "fresh6", "doxygen", script_menus=True),
     Site("lxml", 8201, "python-lxml-doc", "python-lxml/html/apidoc", "fresh6", "sphinx"),
     Site("tinyxml", 8202, "libtinyxml-doc", "libtinyxml-dev/docs", "fresh6", "doxygen"),
+    # Session 11's fresh Doxygen sets (branch doxy; seed fresh7).
+    Site("glibmm", 8210, "libglibmm-2.4-doc", "libglibmm-2.4-doc/reference/html", "fresh7", "doxygen"),
+    Site("gecode", 8211, "libgecode-doc", "libgecode-doc/html", "fresh7", "doxygen"),
+    Site("soapysdr", 8212, "libsoapysdr-doc", "libsoapysdr-doc/html", "fresh7", "doxygen", script_menus=True),
     # Session 11's held-out sets (the lead's; seed fresh9), measured before and after the session's changes.
     Site("pangomm", 8230, "libpangomm-1.4-doc", "libpangomm-1.4-doc/reference/html", "fresh9", "doxygen"),
     Site("atkmm", 8231, "libatkmm-1.6-doc", "libatkmm-1.6-doc/reference/html", "fresh9", "doxygen",

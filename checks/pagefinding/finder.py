@@ -12,6 +12,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from .alphabet import alphabet_letters, filed_under, is_letter
 from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
 from .symbolindex import rank_names
@@ -112,6 +113,12 @@ TWIN_RANKS = 3
 # nothing now reads on to its budget or the end of its frontier).
 ANSWERABLE_TO_STOP = True
 TWIN_READS = 6
+# A link reading one letter on a page with an A-Z bar names the query words beginning with that letter: an
+# alphabetical index files them there (alphabet.py; issue 19, twelfth round). What such a link leads to is told
+# by its letter, not by the page it is on (LETTERS_INHERIT off): the letter pages of an index link each other,
+# and the page of "r" being about the query says nothing of the page of "s".
+LETTER_LINKS = True
+LETTERS_INHERIT = False
 
 
 def hub_damped(topicality: float, links: int) -> float:
@@ -340,6 +347,7 @@ class BestFirst:
     def _add_links(self, node: Node, page: Page, depth: int) -> None:
         relevance = hub_damped(self.topicality.get(node, 0.0), len({link.target for link in page.links}))
         handed_down = relevance if relevance > 0 else INHERIT * self.inherited.get(node, 0.0)
+        letters = alphabet_letters(link.text for link in page.links) if LETTER_LINKS else frozenset()
         for link in page.links:
             if self.env.downloaded(link.target) or link.target in self.read_as_index:
                 continue
@@ -349,11 +357,18 @@ class BestFirst:
                 for word in words:
                     if word in self.wanted:
                         tf[word] += FIELD_WEIGHTS[name]
+            handed = handed_down
+            if letters and is_letter(link.text):
+                # An A-Z bar's letter names the query words its index page files (LETTER_LINKS' comment).
+                handed = handed_down if LETTERS_INHERIT else 0.0
+                for term in filed_under(link.text, self.typed):
+                    if term in self.wanted:
+                        tf[term] += FIELD_WEIGHTS["label"]
             other_words = tuple(word for word in link.label + link.url_terms if word not in self.wanted)
             known = self.frontier.get(link.target)
             if known is None:
                 known = self.frontier[link.target] = Candidate(
-                    link.target, node, link, depth + 1, handed_down, dict(tf), other_words=[other_words]
+                    link.target, node, link, depth + 1, handed, dict(tf), other_words=[other_words]
                 )
                 known.index_page = bool(set(link.label) & INDEX_WORDS) and set(link.label) <= INDEX_LABELS
                 self._index_knows(known)
@@ -364,8 +379,8 @@ class BestFirst:
             known.in_links += 1
             for term, value in tf.items():
                 known.tf[term] = known.tf.get(term, 0.0) + value
-            if handed_down > known.inherited:
-                known.inherited, known.parent, known.link = handed_down, node, link
+            if handed > known.inherited:
+                known.inherited, known.parent, known.link = handed, node, link
 
     def read(self, node: Node, page: Page | None, depth: int) -> None:
         if page is None:
