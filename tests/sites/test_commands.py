@@ -20,6 +20,19 @@ from tests.sites.sitebuilder import html, serve_site
 REPO = Path(__file__).resolve().parents[2]
 
 
+def command_line_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of `manage.py` run as a user runs it, on a migrated SQLite database of its own."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
+        "WEBAUDIT_VAR_DIR": str(tmp_path),
+        "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
+        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
+    }
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    return env
+
+
 @pytest.mark.django_db
 def test_audit_registers_the_site_and_writes_the_report(httpserver, tmp_path):
     root = serve_site(httpserver, {"/": html("Home", "/a", "/gone"), "/a": html("A", "/")}, robots="")
@@ -91,14 +104,7 @@ def test_audit_rejects_bad_arguments_with_a_clear_error_and_exit_status_2(argume
 
 def test_audit_json_to_stdout_is_valid_json(httpserver, tmp_path):
     root = serve_site(httpserver, {"/": html("Home")})
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-        "WEBAUDIT_VAR_DIR": str(tmp_path),
-        "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
-        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
-    }
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    env = command_line_env(tmp_path)
     done = subprocess.run(
         [sys.executable, "manage.py", "audit", root, "--json", "-"],
         cwd=REPO,
@@ -254,14 +260,7 @@ def test_audits_progress_line_counts_the_sites_own_pages_and_the_external_target
 def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_status_of_sigpipe(tmp_path, closed_port):
     """`findpage … --json - | head -1`: the reader closes the pipe before the report is written. The command ends
     as a C tool killed by SIGPIPE does (status 141), not with a BrokenPipeError traceback on the terminal."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-        "WEBAUDIT_VAR_DIR": str(tmp_path),
-        "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
-        "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
-    }
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
+    env = command_line_env(tmp_path)
     command = subprocess.Popen(
         [sys.executable, "manage.py", "check_url", f"http://127.0.0.1:{closed_port}/", "--json", "-"],
         cwd=REPO,
