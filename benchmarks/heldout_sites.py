@@ -84,6 +84,12 @@ SITES = [
     Site("xerces", 8200, "libxerces-c-doc", "libxerces-c-doc/html", "fresh6", "doxygen", script_menus=True),
     Site("lxml", 8201, "python-lxml-doc", "python-lxml/html/apidoc", "fresh6", "sphinx"),
     Site("tinyxml", 8202, "libtinyxml-doc", "libtinyxml-dev/docs", "fresh6", "doxygen"),
+    # Session 11 (branch jvx), held out: Javadoc and Sphinx sites nobody had measured.
+    Site("coll4", 8220, "libcommons-collections4-java-doc", "libcommons-collections4-java/api", "fresh8", "javadoc"),
+    Site("javassist", 8221, "libjavassist-java-doc", "libjavassist-java/api", "fresh8", "javadoc"),
+    Site("janino", 8222, "libjanino-java-doc", "libjanino-java/api", "fresh8", "javadoc"),
+    Site("sympy", 8223, "python-sympy-doc", "python-sympy-doc/html", "fresh8", "sphinx"),
+    Site("astropy", 8224, "python-astropy-doc", "python-astropy-doc/html", "fresh8", "sphinx"),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [
