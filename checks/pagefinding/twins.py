@@ -11,9 +11,7 @@ the page answered). The finder reads the twins of its best pages before it answe
 
 Twins are told by their URLs alone, not by a generator's link texts: two URLs of one site are twins when
 their last segments (less the extension) are the same name in other folders, or one name is the other's with
-words added after a dash or an underscore, or one URL's folders spell the other's dotted name. A folder's own
-page (`index`, Javadoc's `package-summary`) is named by its folder, and Javadoc's other views of a package
-(`package-tree`, `package-use`) by the folder with the view's name added.
+words added after a dash or an underscore, or one URL's folders spell the other's dotted name.
 """
 
 from __future__ import annotations
@@ -29,12 +27,6 @@ MAX_TWINS = 3
 _EXTENSION = re.compile(r"\.(s?html?|php|aspx?|jsp)$")
 # A folder's own page is named by its folder ("orm/extensions/index.html" is "extensions").
 _FOLDER_PAGES = frozenset({"index", "default", "readme"})
-# Javadoc writes a package's pages into the package's folder under generic names: `package-summary` (the
-# package), `package-tree` (its class hierarchy) and `package-use` (its uses); the package they are views of is
-# the folder (issue 19, session 11: Commons IO's and JUnit 4's `package-use` and `package-tree` targets, never
-# read while their package page was among the answers).
-_PACKAGE_VIEW = "package-"
-_PACKAGE_PAGE = "package-summary"
 
 
 def url_segments(url: str) -> tuple[str, tuple[str, ...]]:
@@ -46,11 +38,6 @@ def url_segments(url: str) -> tuple[str, tuple[str, ...]]:
         segments[-1] = _EXTENSION.sub("", segments[-1])
     if len(segments) > 1 and segments[-1] in _FOLDER_PAGES:
         segments.pop()
-    elif len(segments) > 1 and segments[-1].startswith(_PACKAGE_VIEW):
-        # The package's page is named by its folder, a view of it by the folder and the view's name.
-        view = segments.pop()
-        if view != _PACKAGE_PAGE:
-            segments[-1] += "-" + view[len(_PACKAGE_VIEW) :]
     return f"{parts.scheme}://{parts.netloc}".lower(), tuple(segments)
 
 
