@@ -6,6 +6,8 @@ that patience is still followed."""
 from __future__ import annotations
 
 from checks.pagefinding import finder
+from checks.pagefinding.live import LiveSettings
+from sites.http import FetchSettings
 
 from .sites import live_search, page, requested, serve_pages_and_fillers
 
@@ -30,6 +32,15 @@ def test_without_the_rules_it_reads_every_page_first(httpserver, monkeypatch):
     monkeypatch.setattr(finder, "NOT_FOUND_PATIENCE", 10_000)
     serve_site_without_the_page(httpserver)
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=100)
+    assert result.found is None
+    assert result.downloads >= 60
+
+
+def test_a_search_told_not_to_give_up_reads_on(httpserver):
+    """`LiveSettings.give_up` off (as on the generated graphs, which have no settings): the paper's reading."""
+    serve_site_without_the_page(httpserver)
+    settings = LiveSettings(fetch=FetchSettings(allowed_networks=("127.0.0.0/8",), delay=0.0), give_up=False)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=100, settings=settings)
     assert result.found is None
     assert result.downloads >= 60
 
