@@ -124,7 +124,7 @@ TWIN_READS = 6
 # - NOT_FOUND_PATIENCE downloads without a better page: on the cases of ten sites the longest such stretch before
 #   a hit was 35 downloads (JUnit 4; pg 34, Octave 30), 40 being the goal's median downloads for a search.
 # Queries from another site's cases (80, ten a site on eight sites): 81 downloads a search on average, 58 with the
-# first sign, 42 with both (docs/benchmarks.md, thirteenth round). Live searches only (`LiveSettings.give_up`).
+# first sign, 42 with both (docs/benchmarks.md, thirteenth round). Asked for only (`LiveSettings.give_up`: off).
 BLIND_PATIENCE = MIN_PATIENCE
 NOT_FOUND_PATIENCE = 40
 
@@ -629,7 +629,7 @@ class BestFirst:
     def _gives_up(self, top_score: float, best_node: Node, improved_at: int) -> bool:
         """No page read is an answer and reading on looks vain: the frontier's best link (`top_score`) was no lead
         for BLIND_PATIENCE downloads in a row, or NOT_FOUND_PATIENCE downloads found no better page (their
-        comment). Counts the blind downloads. Live searches only (`LiveSettings.give_up`)."""
+        comment). Counts the blind downloads. Only when the search asks for it (`LiveSettings.give_up`)."""
         self.blind = self.blind + 1 if top_score <= 0 else 0
         if not getattr(getattr(self.env, "settings", None), "give_up", False):
             return False
