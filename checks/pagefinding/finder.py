@@ -124,7 +124,8 @@ TWIN_READS = 6
 # - NOT_FOUND_PATIENCE downloads without a better page: on the cases of ten sites the longest such stretch before
 #   a hit was 35 downloads (JUnit 4; pg 34, Octave 30), 40 being the goal's median downloads for a search.
 # Queries from another site's cases (80, ten a site on eight sites): 81 downloads a search on average, 58 with the
-# first sign, 42 with both (docs/benchmarks.md, thirteenth round). Asked for only (`LiveSettings.give_up`: off).
+# first sign, 42 with both (docs/benchmarks.md, thirteenth round). Asked for only (`LiveSettings.give_up`: off, as
+# it loses late hits on Doxygen sites whose pages link through a script menu).
 BLIND_PATIENCE = MIN_PATIENCE
 NOT_FOUND_PATIENCE = 40
 
