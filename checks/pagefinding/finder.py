@@ -118,11 +118,11 @@ TWIN_READS = 6
 # - the frontier holds nothing promising: its best link scores at most 0 (nothing seen of any link, its text,
 #   context, URL, an index's say or the page it is on, outweighs the depth it lies at), so the search reads blind,
 #   as a person clicking links that say nothing of what they seek; after BLIND_PATIENCE such downloads in a row it
-#   stops, as long without a lead as it waits for a better page when sure (MIN_PATIENCE). On the cases of ten
-#   sites a blind run of 3 or 5 came before one hit (json-glib: the first lead after 6 blind reads), of 8 or more
-#   before none;
-# - NOT_FOUND_PATIENCE downloads without a better page: on the cases of ten sites the longest such stretch before
-#   a hit was 35 downloads (JUnit 4; pg 34, Octave 30), 40 being the goal's median downloads for a search.
+#   stops, as long without a lead as it waits for a better page when sure (MIN_PATIENCE). On the cases of nine
+#   sites (180, traced) a blind run of 3 or 5 came before one hit (json-glib: the first lead after 6 blind reads),
+#   of 8 or more before none;
+# - NOT_FOUND_PATIENCE downloads without a better page: on those cases the longest such stretch before a hit was
+#   35 downloads (JUnit 4; pg 34, Octave 30), 40 being the goal's median downloads for a search.
 # Queries from another site's cases (80, ten a site on eight sites): 81 downloads a search on average, 58 with the
 # first sign, 42 with both (docs/benchmarks.md, thirteenth round). Asked for only (`LiveSettings.give_up`: off, as
 # it loses late hits on Doxygen sites whose pages link through a script menu).
