@@ -42,6 +42,9 @@ class Site:
     seed: str
     generator: str
     script_menus: bool = False
+    # A readthedocs build ships the robots.txt of readthedocs' domain (everything but /en/latest/ disallowed): at
+    # the served tree's root it forbids the start page, so the copy leaves it out.
+    drop_robots: bool = False
 
 
 SITES = [
@@ -93,6 +96,12 @@ SITES = [
     Site("atkmm", 8231, "libatkmm-1.6-doc", "libatkmm-1.6-doc/reference/html", "fresh9", "doxygen",
          script_menus=True),
     Site("gtkmm", 8232, "libgtkmm-3.0-doc", "libgtkmm-3.0-doc/reference/html", "fresh9", "doxygen"),
+    # Session 11 (branch jvx), held out: Javadoc and Sphinx sites nobody had measured.
+    Site("coll4", 8220, "libcommons-collections4-java-doc", "libcommons-collections4-java/api", "fresh8", "javadoc"),
+    Site("javassist", 8221, "libjavassist-java-doc", "libjavassist-java/api", "fresh8", "javadoc"),
+    Site("janino", 8222, "libjanino-java-doc", "libjanino-java/api", "fresh8", "javadoc"),
+    Site("sympy", 8223, "python-sympy-doc", "python-sympy-doc/html", "fresh8", "sphinx"),
+    Site("astropy", 8224, "python-astropy-doc", "python-astropy-doc/html", "fresh8", "sphinx", drop_robots=True),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [
@@ -134,6 +143,8 @@ def serve(sites: list[Site], root: Path) -> None:
         if not tree.exists():
             shutil.copytree(source(site), tree, symlinks=False)
             subprocess.run(["find", str(tree), "-name", "*.gz", "-exec", "gunzip", "-f", "{}", "+"], check=False)
+            if site.drop_robots:
+                (tree / "robots.txt").unlink(missing_ok=True)
         if port_open(site.port):
             print(f"{site.name}: port {site.port} already serving")
             continue

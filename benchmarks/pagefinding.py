@@ -409,6 +409,7 @@ def run_cases(
     site_search: bool = True,
     term_index: bool = False,
     symbol_index: bool | None = None,
+    give_up: bool | None = None,
 ) -> dict:
     """Every case of a case file (the shape `pagefinding_cases.py` writes: start, target, query): one search
     per case and algorithm from the case's start, every request counted. {algorithm: {site: [outcome]}},
@@ -432,6 +433,7 @@ def run_cases(
                     use_site_search=site_search,
                     use_term_index=term_index,
                     **({} if symbol_index is None else {"use_symbol_index": symbol_index}),
+                    **({} if give_up is None else {"give_up": give_up}),
                 ),
                 max_downloads=budget,
             )
@@ -546,6 +548,12 @@ def main() -> None:
         default=None,
         help="with --cases: read (or not) the symbol index of a Javadoc or Doxygen site (default: the setting's)",
     )
+    parser.add_argument(
+        "--give-up",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help='with --cases: answer "not found" before the budget when reading on looks vain (default: the setting\'s)',
+    )
     parser.add_argument("--ports", default="8101,8102,8103")
     parser.add_argument("--per-site", type=int, default=30)
     parser.add_argument("--budget", type=int, default=100)
@@ -580,6 +588,7 @@ def main() -> None:
             site_search=not args.no_site_search,
             term_index=args.term_index,
             symbol_index=args.symbol_index,
+            give_up=args.give_up,
         )
         if args.verbose:
             for name, by_site in results.items():

@@ -102,7 +102,9 @@ def serve_doxygen_site(server, menu: bytes, *, status: int = 200) -> None:
     server.expect_request("/api/menudata.js").respond_with_data(
         menu, status=status, content_type="application/javascript"
     )
-    classes = "".join(f"<a href='class{n}.html'>Class{n}</a> " for n in range(8))
+    # Doxygen's class list gives each class its brief description beside the link.
+    briefs = {n: "the lighthouse keeper" if n == 5 else f"signal flag {n}" for n in range(8)}
+    classes = "".join(f"<p><a href='class{n}.html'>Class{n}</a> {briefs[n]}</p>" for n in range(8))
     server.expect_request("/api/annotated.html").respond_with_data(
         doxygen_page("Class List", "the classes " + classes), content_type=HTML
     )
