@@ -187,14 +187,22 @@ def run(names: list[str], root: Path, python: str, tree: Path, label: str, extra
     chosen = [name for name in order if (not names or name in names) and (root / "cases" / f"{name}.json").exists()]
     outcomes: dict[str, list[dict]] = {}
     env = {**os.environ, "WEBAUDIT_ALLOWED_NETWORKS": os.environ.get("WEBAUDIT_ALLOWED_NETWORKS", "127.0.0.0/8")}
+    ports = {site.name: site.port for site in SITES} | {"visible": 8101, "pg": 8102}
     for name in chosen:
+        if not port_open(ports[name]):
+            # A set whose server is down would count every case as a miss: left out, not measured.
+            print(f"{name:14} left out: nothing serves port {ports[name]} (`heldout_sites.py serve {name}`)")
+            continue
         runs = root / "runs" / label
         runs.mkdir(parents=True, exist_ok=True)
         with open(runs / f"{name}.txt", "w") as verbose:  # one line a case: what each search answered
-            subprocess.run([python, str(tree / "benchmarks" / "pagefinding.py"), "--live", "--cases",
-                            str(root / "cases" / f"{name}.json"), "--algorithms", "BESTFIRST", "--verbose",
-                            "--json", str(runs / f"{name}.json"), *extra],
-                           check=True, cwd=tree, env=env, stdout=verbose, stderr=subprocess.DEVNULL)
+            done = subprocess.run([python, str(tree / "benchmarks" / "pagefinding.py"), "--live", "--cases",
+                                   str(root / "cases" / f"{name}.json"), "--algorithms", "BESTFIRST", "--verbose",
+                                   "--json", str(runs / f"{name}.json"), *extra],
+                                  cwd=tree, env=env, stdout=verbose, stderr=verbose)
+        if done.returncode:
+            print(f"{name:14} failed (exit {done.returncode}): see {runs / name}.txt")
+            continue
         # {algorithm: {site: [[hit, downloads, target, query, top3, found, read], ...]}}
         by_site = json.loads((runs / f"{name}.json").read_text())["BESTFIRST"]
         outcomes[name] = [{"found": o[0], "downloads": o[1], "top3": o[4]} for got in by_site.values() for o in got]
