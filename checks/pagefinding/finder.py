@@ -121,8 +121,9 @@ TWIN_READS = 6
 # that length (passage-level evidence, Callan 1994): it is sure of the page only if some page-sized part of it
 # holds the query's share an answer must (FOUND_SHARE). A page no longer than that is its own passage: nothing
 # changes for it. The answer is still the best page by `coverage` (issue 19, fourteenth round: Xerces-C 9 -> 12
-# hits of 20; held out, 25 sets, 373 of 520 either way, every case as before). The median length measured as well, but a site's stub pages
-# make it a few words: a class page naming the query once in a sentence was then no answer to stop on.
+# hits of 20; held out, 25 sets, 373 of 520 either way, every case as before). The median length measured as
+# well, but a site's stub pages make it a few words: a class page naming the query once in a sentence was then
+# no answer to stop on.
 PASSAGES_TO_STOP = True
 # A link reading one letter on a page with an A-Z bar names the query words beginning with that letter: an
 # alphabetical index files them there (alphabet.py; issue 19, twelfth round). What such a link leads to is told

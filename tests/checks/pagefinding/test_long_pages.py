@@ -17,7 +17,9 @@ def serve_site_with_an_archive(server) -> None:
     each in a release of its own, hundreds of words apart; then thirty pages of nothing (more than the search's
     patience) and last "More", the short page of the whole query, whose link names none of it."""
     filler = " ".join(f"change{n}" for n in range(300))
-    releases = "".join(f"<h2>Release {n}</h2><p>{word} {filler}</p>" for n, word in enumerate(QUERY.split()[:3]))
+    releases = "".join(
+        f"<h2>Release {n}</h2><p>{word} {filler}</p>" for n, word in enumerate(QUERY.split()[:3])
+    )
     decoys = "".join(f"<li><a href='/p{n}.html'>notes {n}</a></li>" for n in range(30))
     pages = {
         "/": page(
@@ -25,7 +27,9 @@ def serve_site_with_an_archive(server) -> None:
             f"<a href='/archive.html'>Spindle archive</a><ul>{decoys}</ul><a href='/more.html'>More</a>",
         ),
         "/archive.html": page("Releases", releases),
-        "/more.html": page("Parts", f"<p>{QUERY}: the spindle, the ratchet, the flywheel and the gasket.</p>"),
+        "/more.html": page(
+            "Parts", f"<p>{QUERY}: the spindle, the ratchet, the flywheel and the gasket.</p>"
+        ),
     }
     serve_pages_and_fillers(server, pages)
 
