@@ -225,10 +225,14 @@ class BestFirst:
         for term in self.wanted & words:
             self.df[term] += 1
 
+    def query_weights(self) -> tuple[dict[str, float], float]:
+        """Each query term's rarity (idf) as the pages read now weigh it, and their sum (1 when it is 0)."""
+        weights = {term: self.idf(term) for term in self.query}
+        return weights, sum(weights.values()) or 1.0
+
     def held(self, page: Page) -> float:
         """The rarity-weighted share of the query's terms that the page holds (0 … 1)."""
-        weights = {term: self.idf(term) for term in self.query}
-        total = sum(weights.values()) or 1.0
+        weights, total = self.query_weights()
         return sum(weight for term, weight in weights.items() if term in page.term_set) / total
 
     def passage_held(self, page: Page) -> float:
@@ -241,8 +245,7 @@ class BestFirst:
             positions = self.positions[page.node] = [
                 (i, term) for i, term in enumerate(page.terms) if term in self.wanted
             ]
-        weights = {term: self.idf(term) for term in self.query}
-        total = sum(weights.values()) or 1.0
+        weights, total = self.query_weights()
         titled = self.wanted & frozenset(page.title_terms)  # the title heads every passage
         best, inside, first = 0.0, Counter(), 0
         for i, term in positions:
@@ -271,16 +274,15 @@ class BestFirst:
             self.lengths[page.node] = len(page.terms)
         average = sum(self.lengths.values()) / len(self.lengths)
         norm = PAGE_K1 * (1 - B + B * self.lengths[page.node] / max(1.0, average))
-        weights = {term: self.idf(term) for term in self.query}
-        total = sum(weights.values()) * (PAGE_K1 + 1) or 1.0
+        weights, total = self.query_weights()
+        total *= PAGE_K1 + 1  # the bound: every term saturated
         return sum(weights[t] * n * (PAGE_K1 + 1) / (n + norm) for t, n in counts.items()) / total
 
     def coverage(self, page: Page) -> float:
         """The page's relevance: the rarity-weighted share of the query it holds, its BM25 (which ranks the
         pages holding the whole query by how much they are about it), and a bonus for the query's share in
         the page's title."""
-        weights = {term: self.idf(term) for term in self.query}
-        total = sum(weights.values()) or 1.0
+        weights, total = self.query_weights()
         text = self.held(page) + self.bm25(page) + DOMINANCE * self.dominance(page)
         if not page.title_terms:
             return text
@@ -377,8 +379,7 @@ class BestFirst:
         )
 
     def link_score(self, candidate: Candidate) -> float:
-        weights = {term: self.idf(term) for term in self.query}
-        total = sum(weights.values()) or 1.0
+        weights, total = self.query_weights()
         text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
         if candidate.indexed:
             # The site's index has read the page: what it holds is known, better than what the page it was
