@@ -58,7 +58,9 @@ SITES = [
     Site("sqla", 8161, "python-sqlalchemy-doc", "python-sqlalchemy-doc/html", "fresh", "sphinx"),
     Site("sdl2", 8162, "libsdl2-doc", "libsdl2-doc/html", "fresh", "doxygen", script_menus=True),
     Site("jsoncpp", 8163, "libjsoncpp-doc", "libjsoncpp-doc", "fresh", "doxygen"),
-    Site("log4cplus", 8164, "liblog4cplus-doc", "liblog4cplus-dev/html", "unseen", "doxygen", script_menus=True),
+    Site(
+        "log4cplus", 8164, "liblog4cplus-doc", "liblog4cplus-dev/html", "unseen", "doxygen", script_menus=True
+    ),
     Site("kombu", 8170, "python-kombu-doc", "python-kombu-doc/html", "fresh2", "sphinx"),
     Site("tornado", 8171, "python-tornado-doc", "python-tornado-doc/html", "fresh2", "sphinx"),
     Site("scrapy", 8172, "python-scrapy-doc", "python-scrapy-doc/html", "fresh2", "sphinx"),
@@ -93,15 +95,39 @@ SITES = [
     Site("soapysdr", 8212, "libsoapysdr-doc", "libsoapysdr-doc/html", "fresh7", "doxygen", script_menus=True),
     # Session 11's held-out sets (the lead's; seed fresh9), measured before and after the session's changes.
     Site("pangomm", 8230, "libpangomm-1.4-doc", "libpangomm-1.4-doc/reference/html", "fresh9", "doxygen"),
-    Site("atkmm", 8231, "libatkmm-1.6-doc", "libatkmm-1.6-doc/reference/html", "fresh9", "doxygen",
-         script_menus=True),
+    Site(
+        "atkmm",
+        8231,
+        "libatkmm-1.6-doc",
+        "libatkmm-1.6-doc/reference/html",
+        "fresh9",
+        "doxygen",
+        script_menus=True,
+    ),
     Site("gtkmm", 8232, "libgtkmm-3.0-doc", "libgtkmm-3.0-doc/reference/html", "fresh9", "doxygen"),
     # Session 11 (branch jvx), held out: Javadoc and Sphinx sites nobody had measured.
-    Site("coll4", 8220, "libcommons-collections4-java-doc", "libcommons-collections4-java/api", "fresh8", "javadoc"),
+    Site(
+        "coll4",
+        8220,
+        "libcommons-collections4-java-doc",
+        "libcommons-collections4-java/api",
+        "fresh8",
+        "javadoc",
+    ),
     Site("javassist", 8221, "libjavassist-java-doc", "libjavassist-java/api", "fresh8", "javadoc"),
     Site("janino", 8222, "libjanino-java-doc", "libjanino-java/api", "fresh8", "javadoc"),
     Site("sympy", 8223, "python-sympy-doc", "python-sympy-doc/html", "fresh8", "sphinx"),
-    Site("astropy", 8224, "python-astropy-doc", "python-astropy-doc/html", "fresh8", "sphinx", drop_robots=True),
+    Site(
+        "astropy", 8224, "python-astropy-doc", "python-astropy-doc/html", "fresh8", "sphinx", drop_robots=True
+    ),
+    # Session 12's fresh sets (seed fresh10), made before that session's changes; its commits were lost with its
+    # CI, and session 13 rebuilt the sets from its note (main at its start: 0.675 / 0.792 / 32 on these six).
+    Site("scipy", 8240, "python-scipy-doc", "python-scipy-doc/html", "fresh10", "sphinx"),
+    Site("pandas", 8241, "python-pandas-doc", "python-pandas-doc/html", "fresh10", "sphinx"),
+    Site("sklearn", 8242, "python-sklearn-doc", "python-sklearn-doc/html", "fresh10", "sphinx"),
+    Site("gloox", 8243, "libgloox-doc", "libgloox-doc/html", "fresh10", "doxygen"),
+    Site("icu", 8244, "icu-doc", "icu-doc/html", "fresh10", "doxygen"),
+    Site("jackson", 8245, "libjackson-json-java-doc", "libjackson-json-java/api", "fresh10", "javadoc"),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [
@@ -124,8 +150,11 @@ def source(site: Site) -> Path:
 
 def install(sites: list[Site]) -> None:
     packages = sorted({site.package for site in sites})
-    subprocess.run(["apt-get", "install", "-y", "--no-install-recommends", *packages], check=True,
-                   env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+    subprocess.run(
+        ["apt-get", "install", "-y", "--no-install-recommends", *packages],
+        check=True,
+        env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    )
 
 
 def port_open(port: int) -> bool:
@@ -142,15 +171,21 @@ def serve(sites: list[Site], root: Path) -> None:
             continue
         if not tree.exists():
             shutil.copytree(source(site), tree, symlinks=False)
-            subprocess.run(["find", str(tree), "-name", "*.gz", "-exec", "gunzip", "-f", "{}", "+"], check=False)
+            subprocess.run(
+                ["find", str(tree), "-name", "*.gz", "-exec", "gunzip", "-f", "{}", "+"], check=False
+            )
             if site.drop_robots:
                 (tree / "robots.txt").unlink(missing_ok=True)
         if port_open(site.port):
             print(f"{site.name}: port {site.port} already serving")
             continue
         log = open(root / f"site{site.port}.log", "ab")
-        subprocess.Popen([sys.executable, "-m", "http.server", str(site.port), "--bind", "127.0.0.1",
-                          "-d", str(tree)], stdout=log, stderr=log, start_new_session=True)
+        subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(site.port), "--bind", "127.0.0.1", "-d", str(tree)],
+            stdout=log,
+            stderr=log,
+            start_new_session=True,
+        )
         print(f"{site.name}: {tree} on http://127.0.0.1:{site.port}/")
     time.sleep(1)
 
@@ -162,31 +197,68 @@ def cases(sites: list[Site], root: Path, names: list[str]) -> None:
         target = out / f"{site.name}.json"
         if target.exists() or not (root / f"site{site.port}").exists():
             continue
-        command = [sys.executable, str(HERE / "pagefinding_cases_tree.py"), "--root", str(root / f"site{site.port}"),
-                   "--port", str(site.port), "--seed", site.seed, "--per-site", "20", "--name", site.name,
-                   "-o", str(target)]
+        command = [
+            sys.executable,
+            str(HERE / "pagefinding_cases_tree.py"),
+            "--root",
+            str(root / f"site{site.port}"),
+            "--port",
+            str(site.port),
+            "--seed",
+            site.seed,
+            "--per-site",
+            "20",
+            "--name",
+            site.name,
+            "-o",
+            str(target),
+        ]
         if site.script_menus:
             command.append("--script-menus")
         subprocess.run(command, check=True)
     maker = TESTBED / "pagefinding_cases.py"
-    for name, site_name, seed, _ in TESTBED_SETS:
+    for name, _site_name, seed, _ in TESTBED_SETS:
         target = out / f"{name}.json"
         if target.exists() or (names and name not in names):
             continue
         if name == "visible":
-            subprocess.run([sys.executable, str(maker), "--seed", seed, "--per-site", "20", "-o", str(target)], check=True)
+            subprocess.run(
+                [sys.executable, str(maker), "--seed", seed, "--per-site", "20", "-o", str(target)],
+                check=True,
+            )
         else:
-            subprocess.run([sys.executable, str(HERE / "pagefinding_cases_tree.py"), "--root",
-                            "/usr/share/doc/postgresql-doc-15/html", "--port", "8102", "--seed", seed,
-                            "--per-site", "20", "-o", str(target)], check=True)
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(HERE / "pagefinding_cases_tree.py"),
+                    "--root",
+                    "/usr/share/doc/postgresql-doc-15/html",
+                    "--port",
+                    "8102",
+                    "--seed",
+                    seed,
+                    "--per-site",
+                    "20",
+                    "-o",
+                    str(target),
+                ],
+                check=True,
+            )
 
 
 def run(names: list[str], root: Path, python: str, tree: Path, label: str, extra: list[str]) -> None:
-    groups = {site.name: site.generator for site in SITES} | {name: group for name, _, _, group in TESTBED_SETS}
+    groups = {site.name: site.generator for site in SITES} | {
+        name: group for name, _, _, group in TESTBED_SETS
+    }
     order = [name for name, *_ in TESTBED_SETS] + [site.name for site in SITES]
-    chosen = [name for name in order if (not names or name in names) and (root / "cases" / f"{name}.json").exists()]
+    chosen = [
+        name for name in order if (not names or name in names) and (root / "cases" / f"{name}.json").exists()
+    ]
     outcomes: dict[str, list[dict]] = {}
-    env = {**os.environ, "WEBAUDIT_ALLOWED_NETWORKS": os.environ.get("WEBAUDIT_ALLOWED_NETWORKS", "127.0.0.0/8")}
+    env = {
+        **os.environ,
+        "WEBAUDIT_ALLOWED_NETWORKS": os.environ.get("WEBAUDIT_ALLOWED_NETWORKS", "127.0.0.0/8"),
+    }
     ports = {site.name: site.port for site in SITES} | {"visible": 8101, "pg": 8102}
     for name in chosen:
         if not port_open(ports[name]):
@@ -196,16 +268,33 @@ def run(names: list[str], root: Path, python: str, tree: Path, label: str, extra
         runs = root / "runs" / label
         runs.mkdir(parents=True, exist_ok=True)
         with open(runs / f"{name}.txt", "w") as verbose:  # one line a case: what each search answered
-            done = subprocess.run([python, str(tree / "benchmarks" / "pagefinding.py"), "--live", "--cases",
-                                   str(root / "cases" / f"{name}.json"), "--algorithms", "BESTFIRST", "--verbose",
-                                   "--json", str(runs / f"{name}.json"), *extra],
-                                  cwd=tree, env=env, stdout=verbose, stderr=verbose)
+            done = subprocess.run(
+                [
+                    python,
+                    str(tree / "benchmarks" / "pagefinding.py"),
+                    "--live",
+                    "--cases",
+                    str(root / "cases" / f"{name}.json"),
+                    "--algorithms",
+                    "BESTFIRST",
+                    "--verbose",
+                    "--json",
+                    str(runs / f"{name}.json"),
+                    *extra,
+                ],
+                cwd=tree,
+                env=env,
+                stdout=verbose,
+                stderr=verbose,
+            )
         if done.returncode:
             print(f"{name:14} failed (exit {done.returncode}): see {runs / name}.txt")
             continue
         # {algorithm: {site: [[hit, downloads, target, query, top3, found, read], ...]}}
         by_site = json.loads((runs / f"{name}.json").read_text())["BESTFIRST"]
-        outcomes[name] = [{"found": o[0], "downloads": o[1], "top3": o[4]} for got in by_site.values() for o in got]
+        outcomes[name] = [
+            {"found": o[0], "downloads": o[1], "top3": o[4]} for got in by_site.values() for o in got
+        ]
         print(f"{name:14} {summary(outcomes[name])}", flush=True)
     print()
     for group in ["all", "sphinx", "doxygen", "javadoc", "other"]:
@@ -225,17 +314,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=["install", "serve", "cases", "run", "list"])
     parser.add_argument("names", nargs="*", help="sites to act on (default: all)")
-    parser.add_argument("--root", type=Path, default=Path(os.environ.get("WEBAUDIT_HELDOUT_ROOT", "/work/hs")))
-    parser.add_argument("--tree", type=Path, default=HERE.parent, help="the checkout whose finder `run` measures")
-    parser.add_argument("--label", default="main", help="`run`'s outcomes go to ROOT/runs/LABEL/NAME.{txt,json}")
-    parser.add_argument("--python", default=None, help="interpreter for `run` (default: TREE/.venv/bin/python)")
+    parser.add_argument(
+        "--root", type=Path, default=Path(os.environ.get("WEBAUDIT_HELDOUT_ROOT", "/work/hs"))
+    )
+    parser.add_argument(
+        "--tree", type=Path, default=HERE.parent, help="the checkout whose finder `run` measures"
+    )
+    parser.add_argument(
+        "--label", default="main", help="`run`'s outcomes go to ROOT/runs/LABEL/NAME.{txt,json}"
+    )
+    parser.add_argument(
+        "--python", default=None, help="interpreter for `run` (default: TREE/.venv/bin/python)"
+    )
     args, extra = parser.parse_known_args()
     sites = by_name(args.names)
     args.root.mkdir(parents=True, exist_ok=True)
     if args.action == "list":
         for site in sites:
             flags = " --script-menus" if site.script_menus else ""
-            print(f"{site.name:14} {site.port}  {site.generator:8} {site.package:28} {site.tree}  seed {site.seed}{flags}")
+            print(
+                f"{site.name:14} {site.port}  {site.generator:8} {site.package:28} {site.tree}  seed {site.seed}{flags}"
+            )
     elif args.action == "install":
         install(sites)
     elif args.action == "serve":

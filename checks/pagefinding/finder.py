@@ -17,7 +17,7 @@ from .baselines import Settings
 from .environment import BudgetExhausted, Environment, Link, Node, Page
 from .symbolindex import rank_names
 from .termindex import is_index_link, rank_entries
-from .text import terms, text_digest
+from .text import terms, text_digest, written_terms
 from .twins import twins_of
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
@@ -147,6 +147,26 @@ LETTERS_INHERIT = False
 # it loses late hits on Doxygen sites whose pages link through a script menu).
 BLIND_PATIENCE = MIN_PATIENCE
 NOT_FOUND_PATIENCE = 40
+# A page's most frequent words are counted as the page writes them (WRITTEN_WORDS): an identifier joined by
+# underscores is one word, not also its parts (text.written_terms). A person asking for a page by its own words
+# names the words its sentences repeat; a Doxygen or gtk-doc page repeating `gtk_widget_show` in every signature
+# is not thereby about "widget", yet counted by its parts it outranked the page whose prose is about widgets.
+WRITTEN_WORDS = True
+# The search does not stop on a page that is not about the query (ABOUT_TO_STOP): one where no query word is
+# among its len(query) most frequent words of its own (less the site's common words, as DOMINANCE counts them).
+# Holding the words is not being about them: a long listing or a sibling page holds most of a query's words in
+# passing and, once sure of it, the search stopped before the page that repeats them.
+ABOUT_TO_STOP = True
+# A letter of an A-Z bar that files none of the query's words (alphabet.filed_under) is read last
+# (OTHER_LETTERS_LAST): a person looking up "removechild" does not click "s", whatever page the bar is on.
+# LAST_PENALTY puts such links below any other link of the frontier.
+OTHER_LETTERS_LAST = True
+LAST_PENALTY = 10.0
+# A site's search index confirms the best page (`index_confirms`) only while every page read that could be an
+# answer is one it covers (PARTIAL_INDEX_UNSURE): Sphinx writes its `_modules/` source listings, Doxygen-like
+# generators their source files, outside the index, so a page read there that holds the query shows the index
+# does not know every page that may be the answer, and its ranking proves nothing of them.
+PARTIAL_INDEX_UNSURE = True
 
 
 def hub_damped(topicality: float, links: int) -> float:
@@ -170,6 +190,7 @@ class Candidate:
     prior: float = 0.0  # the site's search index's score for this page (0 … 1), when it has one
     indexed: bool = False  # the site's search index knows this page's words: its score says what it holds
     sibling: bool = False  # linked beside a section that has its own search index: maybe another one
+    other_letter: bool = False  # reached only by A-Z letters filing none of the query (OTHER_LETTERS_LAST)
 
 
 class BestFirst:
@@ -207,6 +228,8 @@ class BestFirst:
         self.lengths: dict[Node, int] = {}
         self.positions: dict[Node, list[tuple[int, str]]] = {}  # query terms' places on long pages
         self.blind = 0  # downloads in a row whose link was no lead (BLIND_PATIENCE)
+        self.written: dict[Node, Counter[str]] = {}  # query terms' frequencies on each page, as written
+        self.digests: dict[Node, str] = {}  # each page read's text digest: one page under two URLs is one
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
     def idf(self, term: str) -> float:
@@ -298,23 +321,44 @@ class BestFirst:
         """How far the query's words are the page's own most frequent words (0 … 1): each query word scores
         1 when no more than len(query) of the page's words occur more often, less as more do. Words on more
         than COMMON_SHARE of the pages read (the site's navigation, boilerplate) are not the page's own."""
-        if not DOMINANCE or self.pages_read < MIN_PAGES_FOR_COMMON:
+        if not DOMINANCE:
             return 0.0
+        ranks = self.own_ranks(page)
+        if ranks is None:
+            return 0.0
+        size = len(self.query)
+        return sum(min(1.0, size / (above + 1)) if above >= size else 1.0 for above in ranks.values()) / size
+
+    def own_ranks(self, page: Page) -> dict[str, int] | None:
+        """For each query term on the page, how many of the page's own words (its TOP_WORDS most frequent, less
+        the query's and the words on more than COMMON_SHARE of the pages read) it writes more often; None
+        before MIN_PAGES_FOR_COMMON pages are read (no word is known to be common yet)."""
+        if self.pages_read < MIN_PAGES_FOR_COMMON:
+            return None
         top = self.top_words.get(page.node)
         if top is None:
-            return 0.0
+            return None
         common = COMMON_SHARE * self.pages_read
-        counts = self.counts.get(page.node) or Counter(t for t in page.terms if t in self.wanted)
+        counts = self._query_counts(page)
         own = [n for word, n in top if word not in self.wanted and self.word_df[word] <= common]
-        size = len(self.query)
-        score = 0.0
-        for term in self.query:
-            n = counts.get(term, 0)
-            if not n:
-                continue
-            above = sum(1 for m in own if m > n)
-            score += min(1.0, size / (above + 1)) if above >= size else 1.0
-        return score / size
+        return {term: sum(1 for m in own if m > counts[term]) for term in self.query if counts.get(term)}
+
+    def about(self, page: Page) -> bool:
+        """The page is about the query (ABOUT_TO_STOP's comment): a query word is among its len(query) most
+        frequent words of its own. True while that cannot be told (too few pages read)."""
+        ranks = self.own_ranks(page)
+        return ranks is None or any(above < len(self.query) for above in ranks.values())
+
+    def _query_counts(self, page: Page) -> Counter[str]:
+        """The query terms' frequencies on the page, counted as `top_words` counts its words (WRITTEN_WORDS)."""
+        if not WRITTEN_WORDS:
+            return self.counts.get(page.node) or Counter(t for t in page.terms if t in self.wanted)
+        counts = self.written.get(page.node)
+        if counts is None:
+            counts = self.written[page.node] = Counter(
+                t for t in written_terms(page.terms) if t in self.wanted
+            )
+        return counts
 
     def complete(self, page: Page) -> bool:
         """A page whose title is the query (less the site's common title words) ends the search; a page
@@ -335,7 +379,20 @@ class BestFirst:
         score = self.index_scores.get(node)
         if not score:
             return False
+        if PARTIAL_INDEX_UNSURE and self._answer_outside_index():
+            return False
         return not any(c.indexed and c.prior >= score for c in self.frontier.values())
+
+    def _answer_outside_index(self) -> bool:
+        """A page read that the site's index does not cover holds FOUND_SHARE of the query: it could be the
+        answer, and the index cannot say whether the pages like it that are left unread are better."""
+        for node in self.relevance:
+            if node in self.index_scores or node in self.not_answers or node == self.env.start:
+                continue
+            page = self.env.download(node)  # in memory
+            if page is not None and self.held(page) >= FOUND_SHARE:
+                return True
+        return False
 
     def sitewide(self) -> frozenset[str]:
         """Title terms of more than half the pages read (once three have titles)."""
@@ -381,6 +438,8 @@ class BestFirst:
     def link_score(self, candidate: Candidate) -> float:
         weights, total = self.query_weights()
         text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
+        if candidate.other_letter:
+            return -LAST_PENALTY - DEPTH_PENALTY * candidate.depth
         if candidate.indexed:
             # The site's index has read the page: what it holds is known, better than what the page it was
             # found on suggests (no inheritance); its link texts still name it (a title, a version number
@@ -421,12 +480,14 @@ class BestFirst:
                     if word in self.wanted:
                         tf[word] += FIELD_WEIGHTS[name]
             handed = handed_down
+            other_letter = False
             if letters and is_letter(link.text):
                 # An A-Z bar's letter names the query words its index page files (LETTER_LINKS' comment).
                 handed = handed_down if LETTERS_INHERIT else 0.0
-                for term in filed_under(link.text, self.typed):
-                    if term in self.wanted:
-                        tf[term] += FIELD_WEIGHTS["label"]
+                filed = [term for term in filed_under(link.text, self.typed) if term in self.wanted]
+                for term in filed:
+                    tf[term] += FIELD_WEIGHTS["label"]
+                other_letter = OTHER_LETTERS_LAST and not filed
             other_words = tuple(word for word in link.label + link.url_terms if word not in self.wanted)
             known = self.frontier.get(link.target)
             if known is None:
@@ -434,9 +495,11 @@ class BestFirst:
                     link.target, node, link, depth + 1, handed, dict(tf), other_words=[other_words]
                 )
                 known.index_page = bool(set(link.label) & INDEX_WORDS) and set(link.label) <= INDEX_LABELS
+                known.other_letter = other_letter
                 self._index_knows(known)
                 continue
             known.other_words.append(other_words)
+            known.other_letter = known.other_letter and other_letter  # another way in: read as it deserves
             # Several links to one page: their texts add up to one document about it (an index lists a page
             # under several entries), which BM25 saturates; the best parent is kept.
             known.in_links += 1
@@ -451,7 +514,8 @@ class BestFirst:
             return
         self._count(page.term_set)
         self.pages_read += 1
-        words = Counter(t for t in page.terms if len(t) >= 4 and t.isalpha())
+        written = written_terms(page.terms) if WRITTEN_WORDS else page.terms
+        words = Counter(t for t in written if len(t) >= 4 and t.isalpha())
         self.word_df.update(words.keys())
         self.top_words[node] = words.most_common(TOP_WORDS)
         if FEEDBACK:
@@ -597,7 +661,29 @@ class BestFirst:
                 continue
             scored.append((node, self.coverage(page)))
         scored.sort(key=lambda item: -item[1])
-        return scored
+        return self._one_url_a_page(scored)
+
+    def _one_url_a_page(self, scored: list[tuple[Node, float]]) -> list[tuple[Node, float]]:
+        """The ranking with each page once: a site serving one file under two URLs (`/` and `/index.html`, a
+        page and its copy) shows it once, under the URL read first, so a copy takes no runner-up's place."""
+        seen: set[str] = set()
+        kept = []
+        for node, score in scored:
+            digest = self._digest(node)
+            if digest in seen:
+                continue
+            seen.add(digest)
+            kept.append((node, score))
+        return kept
+
+    def _digest(self, node: Node) -> str:
+        """The digest of a page read (its title and words); the URL itself for a page that could not be read."""
+        digest = self.digests.get(node)
+        if digest is None:
+            page = self.env.download(node)  # in memory
+            digest = text_digest((page.title, *page.terms)) if page is not None else f"unread {node}"
+            self.digests[node] = digest
+        return digest
 
     def answer(self) -> Node | None:
         """The most relevant page read, or None when it holds less than FOUND_SHARE of the query; the
@@ -709,7 +795,11 @@ class BestFirst:
             if best is None:
                 return False
             held = self.passage_held(best) if PASSAGES_TO_STOP else self.held(best)
-            return held >= FOUND_SHARE
+            if held < FOUND_SHARE:
+                return False
+        if ABOUT_TO_STOP:
+            best = self.env.download(best_node)  # in memory
+            return best is not None and self.about(best)
         return True
 
     def _read_twins(self, cap: int) -> Node | None:
@@ -753,7 +843,8 @@ class BestFirst:
 
     def answered(self, node: Node) -> Node:
         """A page that ends the search is the answer; the other pages read are its runners-up."""
-        ranked = [item for item in self.ranking() if item[0] != node]
+        digest = self._digest(node)
+        ranked = [item for item in self.ranking() if self._digest(item[0]) != digest]
         page = self.env.download(node)
         self.env.ranked = [(node, self.coverage(page) if page is not None else 1.0), *ranked]
         return node

@@ -47,6 +47,22 @@ def terms(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def written_terms(page_terms: tuple[str, ...] | list[str]) -> list[str]:
+    """A page's terms as it writes them: each identifier joined by underscores once, whole, without the words
+    `terms` adds after it. Its parts are words a search may match, but not words the page writes on their own:
+    a page of `gtk_widget_show` calls is not about "widget" as a page whose sentences say it is."""
+    out: list[str] = []
+    skip = 0
+    for term in page_terms:
+        if skip:
+            skip -= 1
+            continue
+        out.append(term)
+        if "_" in term:
+            skip = len(terms(term.replace("_", " ")))
+    return out
+
+
 def url_terms(url: str) -> tuple[str, ...]:
     """Terms of a URL's path and query ("/docs/install-guide.html" gives "doc", "instal", "guid")."""
     rest = url.split("://", 1)[-1]

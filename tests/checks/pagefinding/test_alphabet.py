@@ -104,8 +104,10 @@ def test_a_letter_inherits_nothing_of_the_letter_page_it_is_on(httpserver):
 
 
 def test_letters_that_inherit_are_read_before_the_guide(httpserver, monkeypatch):
-    """The case above with the letters inheriting the "r" page's aboutness: the other letters come first."""
+    """The case above with the letters inheriting the "r" page's aboutness (and not read last for filing none of
+    the query): the other letters come first."""
     monkeypatch.setattr(finder, "LETTERS_INHERIT", True)
+    monkeypatch.setattr(finder, "OTHER_LETTERS_LAST", False)
     serve_member_index_and_guide(httpserver)
     live_search(httpserver.url_for("/"), QUERY, budget=60)
     fetched = requested(httpserver)
