@@ -1,11 +1,15 @@
-"""benchmarks/pagefinding.py as a program reads it: the tables as JSON rows, the calibrated generator."""
+"""benchmarks/pagefinding.py as a program reads it: the tables as JSON rows, the calibrated generator; and
+pagefinding_trace.py, one case download by download."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+from .sites import serve_town_hall
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -54,3 +58,37 @@ def test_a_generator_value_given_per_size_is_taken_at_the_runs_size():
     assert paper["start_link_share"][1000] < between < paper["start_link_share"][10000]
     assert overrides_at(50, paper)["start_link_share"] == paper["start_link_share"][100]
     assert overrides_at(1000, {"keywords": True}) == {"keywords": True}
+
+
+def trace_of(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "pagefinding_trace.py"), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+        env={**os.environ, "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8"},
+    )
+
+
+def test_the_trace_shows_each_download_the_rule_that_ended_the_search_and_the_target(httpserver, tmp_path):
+    serve_town_hall(httpserver)
+    cases = tmp_path / "cases.json"
+    start, target = httpserver.url_for("/"), httpserver.url_for("/tax-form.html")
+    cases.write_text(json.dumps({"cases": [{"start": start, "target": target, "query": "income tax form"}]}))
+    done = trace_of(str(cases), "0")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "query 'income tax form'"
+    assert any(line.endswith(f"{target}  <- TARGET") for line in lines)
+    assert f"found: {target}" in lines and "hit" in lines
+
+
+def test_the_trace_refuses_a_case_outside_the_file_and_a_file_that_is_no_case_file(tmp_path):
+    cases = tmp_path / "cases.json"
+    cases.write_text(json.dumps({"cases": [{"start": "http://127.0.0.1:9/", "target": "x", "query": "q"}]}))
+    outside = trace_of(str(cases), "3")
+    assert outside.returncode == 2 and "outside" in outside.stderr
+    cases.write_text("not json")
+    broken = trace_of(str(cases), "0")
+    assert broken.returncode == 2 and "not a case file" in broken.stderr
