@@ -11,7 +11,7 @@ with the seed the round used, so figures are comparable across sessions.
 `run` prints accuracy / top-3 / median / mean downloads per set and per generator group, the table of
 docs/benchmarks.md ("Where issue 19 stands"), and keeps each case's line in ROOT/runs/LABEL/NAME.txt; `--tree`
 measures another checkout's finder (a detached worktree of an older commit, say: `--tree /tmp/base --label
-base`); options it does not know go to `pagefinding.py` (`--symbol-index`, `--budget 60`). Sites whose package is missing are left out with a line saying so.
+base`); options it does not know go to `pagefinding.py` (`--symbol-index`, `--budget 60`, `--set ABOUT_TO_STOP=false` for an ablation). Sites whose package is missing are left out with a line saying so.
 Fresh packages for held-out figures (never measured): see docs/benchmarks.md; add them here once measured.
 """
 

@@ -343,6 +343,27 @@ def table(results: dict, sizes: list[int], thresholds: list[float]) -> str:
     return "\n".join(lines)
 
 
+def set_finder_constant(assignment: str) -> None:
+    """NAME=VALUE: one of finder.py's upper-case rules or constants, to the value's type (true/false, a number);
+    ValueError, saying why, for any other name or value."""
+    name, _, text = assignment.partition("=")
+    current = getattr(finder, name, None) if name.isupper() else None
+    if current is None or not isinstance(current, (bool, int, float)):
+        raise ValueError(f"--set {assignment}: finder.py has no rule or constant named {name!r}")
+    if isinstance(current, bool):
+        if text.lower() not in ("true", "false"):
+            raise ValueError(f"--set {assignment}: {name} is true or false")
+        value: bool | float = text.lower() == "true"
+    else:
+        try:
+            value = type(current)(text)
+        except ValueError:
+            raise ValueError(f"--set {assignment}: {name} is a number") from None
+        if not math.isfinite(value):
+            raise ValueError(f"--set {assignment}: {name} is a finite number")
+    setattr(finder, name, value)
+
+
 def _django() -> None:
     """Django set up: live.py reaches the job models (checks.jobs.inflight imports through checks.jobs)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "webaudit.settings")
@@ -562,6 +583,13 @@ def main() -> None:
         "--json",
         help='write {"rows": [{"algorithm", "threshold", "n", "runs", "accuracy", "downloads"}]} here (--live: the outcomes)',
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of the finder's rules or constants for this run (--set ABOUT_TO_STOP=false): ablations",
+    )
     parser.add_argument("--trail", action="store_true", help="what the links on the path to the target tell")
     parser.add_argument(
         "--oracle", action="store_true", help="upper bounds: a finder that sees every link label for free"
@@ -569,6 +597,11 @@ def main() -> None:
     args = parser.parse_args()
     overrides = {**GENERATORS[args.generator], **parse_params(args.params)}
     finder.FEEDBACK = args.feedback
+    for assignment in args.set:
+        try:
+            set_finder_constant(assignment)
+        except ValueError as refused:
+            parser.error(str(refused))
     started = time.monotonic()
     if args.trail:
         sizes = [int(n) for n in args.sizes.split(",")]

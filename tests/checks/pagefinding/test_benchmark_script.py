@@ -92,3 +92,33 @@ def test_the_trace_refuses_a_case_outside_the_file_and_a_file_that_is_no_case_fi
     cases.write_text("not json")
     broken = trace_of(str(cases), "0")
     assert broken.returncode == 2 and "not a case file" in broken.stderr
+
+
+def test_an_ablation_sets_a_finder_rule_for_the_run_and_refuses_what_the_finder_lacks():
+    script = str(ROOT / "benchmarks" / "pagefinding.py")
+    for bad, says in [
+        ("NO_SUCH_RULE=true", "no rule or constant"),
+        ("ABOUT_TO_STOP=maybe", "true or false"),
+        ("MIN_PATIENCE=nan", "is a number"),
+        ("CONFIDENT=inf", "finite"),
+    ]:
+        done = subprocess.run(
+            [sys.executable, script, "--set", bad, "--sizes", "100", "--runs", "1"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=ROOT,
+        )
+        assert done.returncode == 2 and says in done.stderr, (bad, done.stderr)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from pagefinding import finder, set_finder_constant
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    before = finder.ABOUT_TO_STOP, finder.MIN_PATIENCE
+    try:
+        set_finder_constant("ABOUT_TO_STOP=false")
+        set_finder_constant("MIN_PATIENCE=12")
+        assert finder.ABOUT_TO_STOP is False and finder.MIN_PATIENCE == 12
+    finally:
+        finder.ABOUT_TO_STOP, finder.MIN_PATIENCE = before
