@@ -18,6 +18,7 @@ Every run draws one graph, one target and one query (seeded), and runs every alg
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import os
@@ -344,10 +345,16 @@ def table(results: dict, sizes: list[int], thresholds: list[float]) -> str:
 
 
 def set_finder_constant(assignment: str) -> None:
-    """NAME=VALUE: one of finder.py's upper-case rules or constants, to the value's type (true/false, a number);
-    ValueError, saying why, for any other name or value."""
+    """NAME=VALUE: one of finder.py's upper-case rules or constants (MODULE.NAME: of another module of
+    checks.pagefinding), to the value's type (true/false, a number); ValueError, saying why, for any other name
+    or value."""
     name, _, text = assignment.partition("=")
-    current = getattr(finder, name, None) if name.isupper() else None
+    module_name, _, name = name.rpartition(".")  # "htmlpage.CAMEL_PARTS": another module of the finder's
+    try:
+        module = importlib.import_module(f"checks.pagefinding.{module_name}") if module_name else finder
+    except ImportError:
+        raise ValueError(f"--set {assignment}: checks.pagefinding has no module {module_name!r}") from None
+    current = getattr(module, name, None) if name.isupper() else None
     if current is None or not isinstance(current, (bool, int, float)):
         raise ValueError(f"--set {assignment}: finder.py has no rule or constant named {name!r}")
     if isinstance(current, bool):
@@ -361,7 +368,7 @@ def set_finder_constant(assignment: str) -> None:
             raise ValueError(f"--set {assignment}: {name} is a number") from None
         if not math.isfinite(value):
             raise ValueError(f"--set {assignment}: {name} is a finite number")
-    setattr(finder, name, value)
+    setattr(module, name, value)
 
 
 def _django() -> None:

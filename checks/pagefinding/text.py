@@ -63,6 +63,23 @@ def written_terms(page_terms: tuple[str, ...] | list[str]) -> list[str]:
     return out
 
 
+# The humps of a compound identifier written in CamelCase: "CholmodSupport" is "Cholmod" and "Support",
+# "XMLDocument" is "XML" and "Document", "Vector3d" is "Vector", "3" and "d".
+_HUMP = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def camel_parts(text: str) -> tuple[str, ...]:
+    """The terms of the humps of each CamelCase identifier in `text` (only those of two humps or more), as
+    `terms` gives the words of an identifier joined by underscores: an API's link to "CholmodSupport" is a link
+    about Cholmod. Empty for text without such identifiers."""
+    out: list[str] = []
+    for word in re.findall(r"[A-Za-z0-9]+", text):
+        humps = _HUMP.findall(word)
+        if len(humps) >= 2:
+            out.extend(terms(" ".join(humps)))
+    return tuple(out)
+
+
 def url_terms(url: str) -> tuple[str, ...]:
     """Terms of a URL's path and query ("/docs/install-guide.html" gives "doc", "instal", "guid")."""
     rest = url.split("://", 1)[-1]

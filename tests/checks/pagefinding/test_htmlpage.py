@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from checks.pagefinding import htmlpage
 from checks.pagefinding.htmlpage import link_terms, read_page
-from checks.pagefinding.text import terms
+from checks.pagefinding.text import camel_parts, terms
 from sites.crawler.parse import parse_document
 
 URL = "http://site.test/dir/page.html"
@@ -94,3 +95,26 @@ def test_doxygens_title_block_is_the_heading_and_no_heading_is_empty():
 def test_a_huge_heading_is_kept_short():
     page = read(b"<html><body><h1>" + b"word " * 10_000 + b"</h1></body></html>")
     assert 0 < len(page.heading) <= 300
+
+
+def test_a_camelcase_identifier_gives_its_humps_as_an_underscore_identifier_gives_its_words():
+    assert camel_parts("CholmodSupport module") == terms("Cholmod Support")
+    assert camel_parts("XMLDocument and Vector3d") == terms("XML Document") + terms("Vector 3 d")
+    assert camel_parts("plain words, Capitalised, ALLCAPS") == ()
+
+
+def test_a_links_camelcase_text_and_url_name_their_humps_too(monkeypatch):
+    monkeypatch.setattr(htmlpage, "CAMEL_PARTS", True)
+    page = read(b"<body><a href='group__CholmodSupport__Module.html'>CholmodSupport module</a></body>")
+    (link,) = page.links
+    label, _, url = link_terms(link)
+    assert label == terms("CholmodSupport module") + terms("Cholmod Support")
+    assert "cholmodsupport" in url and set(terms("Cholmod Support")) <= set(url)
+
+
+def test_by_default_a_link_names_its_identifiers_whole():
+    """CAMEL_PARTS is off (measured: its comment)."""
+    (link,) = read(
+        b"<body><a href='group__CholmodSupport__Module.html'>CholmodSupport module</a></body>"
+    ).links
+    assert link_terms(link)[0] == terms("CholmodSupport module")
