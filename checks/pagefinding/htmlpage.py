@@ -271,8 +271,8 @@ def _is_heading(tag: str, element) -> bool:
 # A link's text and URL may also name the humps of their CamelCase identifiers (text.camel_parts): API references
 # link classes and modules by their compound names ("CholmodSupport module", `classEigen_1_1SparseMatrix.html`),
 # and a query word that is one of those humps ("cholmod") names the link as a word of its text does. Off: measured
-# on 14 Doxygen and Javadoc sets (issue 19, session 13) it gained 5 hits (Commons IO, JUnit 4, Eigen) and lost 6
-# (Bullet 14 -> 12, CppUnit, Commons Lang): a hump names many links ("SparseMatrix", "SparseMatrixBase", "Sparse
+# on 14 Doxygen and Javadoc sets (issue 19, session 13) it gained 3 hits (Commons IO, JUnit 4, Eigen) and lost 4
+# (Bullet 14 -> 12, CppUnit, Commons Lang), top 3 +4 -5: a hump names many links ("SparseMatrix", "SparseMatrixBase", "Sparse
 # module" for "sparse"), so the links it lifts are as often siblings of the target as the way to it.
 CAMEL_PARTS = False
 
