@@ -44,6 +44,14 @@ def test_links_to_files_that_are_not_pages_are_left_out():
     assert [link.url for link in page.links] == ["http://site.test/dir/b.html"]
 
 
+def test_a_link_to_the_sites_own_archive_is_no_page():
+    """Eigen's main page offers its docs "as a tgz archive for offline reading": a download, not a page to read."""
+    page = read(
+        b"<body><a href='eigen-doc.tgz'>download</a><a href='setup.exe'>installer</a><a href='c.html'>c</a></body>"
+    )
+    assert [link.url for link in page.links] == ["http://site.test/dir/c.html"]
+
+
 def test_a_get_form_with_a_text_field_is_a_site_search():
     page = read(
         b"<body><form action='/search' method='get'><input type='text' name='q'></form>"
