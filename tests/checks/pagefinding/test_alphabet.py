@@ -76,7 +76,6 @@ def serve_member_index_and_guide(server) -> None:
     it, "Guide": a page whose link names nothing but which holds the whole query."""
     serve_member_index(server)
     server.clear()
-    bar = "".join(f"<li><a href='/functions_{c}.html'>{c}</a></li>" for c in LETTERS)
     pages = {
         "/": page(
             "Widget library",
@@ -84,12 +83,19 @@ def serve_member_index_and_guide(server) -> None:
         ),
         "/guide.html": page("Guide", f"<p>{QUERY}. {QUERY}.</p>"),
     }
+    serve_pages_and_fillers(server, pages | letter_pages())
+
+
+def letter_pages() -> dict[str, str]:
+    """The member index (functions.html) and a page per letter, each with the A-Z bar; the "r" page lists two
+    of the query's names, each under several classes: it is about them."""
+    bar = "".join(f"<li><a href='/functions_{c}.html'>{c}</a></li>" for c in LETTERS)
+    pages = {}
     for c in ["", *LETTERS]:
-        # The "r" page lists two of the query's names, each under several classes: it is about them.
         entries = " ".join(["removechild (Node) removeattribute (Element)"] * 6) if c == "r" else f"{c}thing"
         name = f"/functions_{c}.html" if c else "/functions.html"
         pages[name] = page("Class members", f"<ul class='tabs'>{bar}</ul><p>Members: {entries}</p>")
-    serve_pages_and_fillers(server, pages)
+    return pages
 
 
 def test_a_letter_inherits_nothing_of_the_letter_page_it_is_on(httpserver):
@@ -113,3 +119,38 @@ def test_letters_that_inherit_are_read_before_the_guide(httpserver, monkeypatch)
     fetched = requested(httpserver)
     after_r = fetched[fetched.index("/functions_r.html") + 1 :]
     assert after_r[0].startswith("/functions_")
+
+
+def serve_index_and_deep_guide(server) -> None:
+    """/ links "Class members" (an A-Z bar; its "r" page lists two of the query's four names) and "Notes", which
+    leads through /more.html to /guide.html, three links deep: the page holding the whole query. No link on the
+    way names the query."""
+    pages = {
+        "/": page(
+            "Widget library", "<a href='/functions.html'>Class members</a> <a href='/notes.html'>Notes</a>"
+        ),
+        "/notes.html": page("Notes", "<p>Notes.</p><a href='/more.html'>More</a>"),
+        "/more.html": page("More", "<p>More notes.</p><a href='/guide.html'>Further</a>"),
+        "/guide.html": page("Guide", f"<p>{QUERY}. {QUERY}.</p>"),
+    }
+    serve_pages_and_fillers(server, pages | letter_pages())
+
+
+def test_letters_filing_none_of_the_query_are_read_after_every_other_link(httpserver):
+    serve_index_and_deep_guide(httpserver)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=60)
+    assert result.found == httpserver.url_for("/guide.html")
+    fetched = requested(httpserver)
+    other_letters = [
+        path for path in fetched if path.startswith("/functions_") and path != "/functions_r.html"
+    ]
+    assert all(fetched.index(path) > fetched.index("/guide.html") for path in other_letters)
+
+
+def test_without_other_letters_last_the_bar_is_read_before_the_deep_guide(httpserver, monkeypatch):
+    monkeypatch.setattr(finder, "OTHER_LETTERS_LAST", False)
+    serve_index_and_deep_guide(httpserver)
+    live_search(httpserver.url_for("/"), QUERY, budget=60)
+    fetched = requested(httpserver)
+    assert "/functions_s.html" in fetched
+    assert "/guide.html" not in fetched or fetched.index("/functions_s.html") < fetched.index("/guide.html")

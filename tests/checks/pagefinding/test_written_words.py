@@ -1,6 +1,6 @@
 """What a page is about, as a person asking with its own words means it (issue 19, session 13): its words as it
 writes them, not the parts of its identifiers (WRITTEN_WORDS); no stopping on a page that merely holds the query
-(ABOUT_TO_STOP); an A-Z bar's other letters last (OTHER_LETTERS_LAST); a search index that does not cover a page
+(ABOUT_TO_STOP); an A-Z bar's other letters last (OTHER_LETTERS_LAST, in test_alphabet.py); a search index that does not cover a page
 holding the query confirms nothing (PARTIAL_INDEX_UNSURE); one page under two URLs shown once."""
 
 from __future__ import annotations
@@ -87,50 +87,6 @@ def test_without_about_to_stop_the_listing_ends_the_search_before_the_page(https
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=80)
     assert result.found == httpserver.url_for("/list.html")
     assert "/about.html" not in requested(httpserver)
-
-
-R_QUERY = "removechild removeattribute replacechild rootelement"
-LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def serve_index_and_deep_guide(server) -> None:
-    """/ links "Class members" (an A-Z bar; its "r" page lists two of the query's four names) and "Notes", which
-    leads through /more.html to /guide.html, three links deep: the page holding the whole query. No link on the
-    way names the query."""
-    bar = "".join(f"<li><a href='/functions_{c}.html'>{c}</a></li>" for c in LETTERS)
-    pages = {
-        "/": page(
-            "Widget library", "<a href='/functions.html'>Class members</a> <a href='/notes.html'>Notes</a>"
-        ),
-        "/notes.html": page("Notes", "<p>Notes.</p><a href='/more.html'>More</a>"),
-        "/more.html": page("More", "<p>More notes.</p><a href='/guide.html'>Further</a>"),
-        "/guide.html": page("Guide", f"<p>{R_QUERY}. {R_QUERY}.</p>"),
-    }
-    for c in ["", *LETTERS]:
-        entries = " ".join(["removechild (Node) removeattribute (Element)"] * 6) if c == "r" else f"{c}thing"
-        name = f"/functions_{c}.html" if c else "/functions.html"
-        pages[name] = page("Class members", f"<ul class='tabs'>{bar}</ul><p>Members: {entries}</p>")
-    serve_pages_and_fillers(server, pages)
-
-
-def test_letters_filing_none_of_the_query_are_read_after_every_other_link(httpserver):
-    serve_index_and_deep_guide(httpserver)
-    _, result = live_search(httpserver.url_for("/"), R_QUERY, budget=60)
-    assert result.found == httpserver.url_for("/guide.html")
-    fetched = requested(httpserver)
-    other_letters = [
-        path for path in fetched if path.startswith("/functions_") and path != "/functions_r.html"
-    ]
-    assert all(fetched.index(path) > fetched.index("/guide.html") for path in other_letters)
-
-
-def test_without_other_letters_last_the_bar_is_read_before_the_deep_guide(httpserver, monkeypatch):
-    monkeypatch.setattr(finder, "OTHER_LETTERS_LAST", False)
-    serve_index_and_deep_guide(httpserver)
-    live_search(httpserver.url_for("/"), R_QUERY, budget=60)
-    fetched = requested(httpserver)
-    assert "/functions_s.html" in fetched
-    assert "/guide.html" not in fetched or fetched.index("/functions_s.html") < fetched.index("/guide.html")
 
 
 def serve_book_with_sources(server) -> None:
