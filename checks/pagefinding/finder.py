@@ -438,10 +438,10 @@ class BestFirst:
         )
 
     def link_score(self, candidate: Candidate) -> float:
-        weights, total = self.query_weights()
-        text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
         if candidate.other_letter:
             return -LAST_PENALTY - DEPTH_PENALTY * candidate.depth
+        weights, total = self.query_weights()
+        text = sum(weights[t] * tf * (K1 + 1) / (tf + K1) for t, tf in candidate.tf.items()) / total
         if candidate.indexed:
             # The site's index has read the page: what it holds is known, better than what the page it was
             # found on suggests (no inheritance); its link texts still name it (a title, a version number
