@@ -356,7 +356,7 @@ def set_finder_constant(assignment: str) -> None:
         raise ValueError(f"--set {assignment}: checks.pagefinding has no module {module_name!r}") from None
     current = getattr(module, name, None) if name.isupper() else None
     if current is None or not isinstance(current, (bool, int, float)):
-        raise ValueError(f"--set {assignment}: finder.py has no rule or constant named {name!r}")
+        raise ValueError(f"--set {assignment}: {module.__name__} has no rule or constant named {name!r}")
     if isinstance(current, bool):
         if text.lower() not in ("true", "false"):
             raise ValueError(f"--set {assignment}: {name} is true or false")

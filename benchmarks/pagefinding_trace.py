@@ -126,9 +126,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("cases", type=Path, help="a case file (pagefinding_cases.py's shape)")
     parser.add_argument("index", type=int, help="the case's place in the file, from 0")
-    parser.add_argument("--budget", type=int, default=100)
+    parser.add_argument("--budget", type=int, default=100, help="downloads at most, 1 to 10,000")
     parser.add_argument("--no-stop", action="store_true", help="turn the stopping rule off")
     args = parser.parse_args()
+    if not 1 <= args.budget <= 10_000:
+        parser.error(f"--budget {args.budget}: from 1 to 10,000 downloads")
     try:
         case = load_case(args.cases, args.index)
     except SystemExit as refused:

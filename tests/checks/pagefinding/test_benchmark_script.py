@@ -84,11 +84,14 @@ def test_the_trace_shows_each_download_the_rule_that_ended_the_search_and_the_ta
     assert f"found: {target}" in lines and "hit" in lines
 
 
-def test_the_trace_refuses_a_case_outside_the_file_and_a_file_that_is_no_case_file(tmp_path):
+def test_the_trace_refuses_a_case_outside_the_file_a_budget_out_of_bounds_and_a_file_that_is_no_case_file(tmp_path):
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps({"cases": [{"start": "http://127.0.0.1:9/", "target": "x", "query": "q"}]}))
     outside = trace_of(str(cases), "3")
     assert outside.returncode == 2 and "outside" in outside.stderr
+    for budget in ("0", "-5", "100000"):
+        refused = trace_of(str(cases), "0", "--budget", budget)
+        assert refused.returncode == 2 and "1 to 10,000" in refused.stderr
     cases.write_text("not json")
     broken = trace_of(str(cases), "0")
     assert broken.returncode == 2 and "not a case file" in broken.stderr
@@ -98,6 +101,8 @@ def test_an_ablation_sets_a_finder_rule_for_the_run_and_refuses_what_the_finder_
     script = str(ROOT / "benchmarks" / "pagefinding.py")
     for bad, says in [
         ("NO_SUCH_RULE=true", "no rule or constant"),
+        ("htmlpage.NO_SUCH=1", "checks.pagefinding.htmlpage has no rule"),
+        ("nomodule.CAMEL_PARTS=true", "no module"),
         ("ABOUT_TO_STOP=maybe", "true or false"),
         ("MIN_PATIENCE=nan", "is a number"),
         ("CONFIDENT=inf", "finite"),
