@@ -84,7 +84,9 @@ def test_the_trace_shows_each_download_the_rule_that_ended_the_search_and_the_ta
     assert f"found: {target}" in lines and "hit" in lines
 
 
-def test_the_trace_refuses_a_case_outside_the_file_a_budget_out_of_bounds_and_a_file_that_is_no_case_file(tmp_path):
+def test_the_trace_refuses_a_case_outside_the_file_a_budget_out_of_bounds_and_a_file_that_is_no_case_file(
+    tmp_path,
+):
     cases = tmp_path / "cases.json"
     cases.write_text(json.dumps({"cases": [{"start": "http://127.0.0.1:9/", "target": "x", "query": "q"}]}))
     outside = trace_of(str(cases), "3")
