@@ -128,6 +128,14 @@ SITES = [
     Site("gloox", 8243, "libgloox-doc", "libgloox-doc/html", "fresh10", "doxygen"),
     Site("icu", 8244, "icu-doc", "icu-doc/html", "fresh10", "doxygen"),
     Site("jackson", 8245, "libjackson-json-java-doc", "libjackson-json-java/api", "fresh10", "javadoc"),
+    # Session 14's held-out sets (seed fresh11): measured at the session's start and end only, never traced.
+    Site("pydicom", 8250, "python-pydicom-doc", "python-pydicom-doc/html", "fresh11", "sphinx"),
+    Site("pil", 8251, "python-pil-doc", "python-pil-doc/html", "fresh11", "sphinx"),
+    Site("nibabel", 8252, "python-nibabel-doc", "python-nibabel-doc/html", "fresh11", "sphinx"),
+    Site("h5py", 8253, "python-h5py-doc", "python-h5py-doc/api/html", "fresh11", "sphinx"),
+    Site("geos", 8254, "libgeos-doc", "libgeos-dev/html", "fresh11", "doxygen", script_menus=True),
+    Site("jsoup", 8255, "libjsoup-java-doc", "libjsoup-java/api", "fresh11", "javadoc"),
+    Site("codec", 8256, "libcommons-codec-java-doc", "libcommons-codec-java/api", "fresh11", "javadoc"),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [

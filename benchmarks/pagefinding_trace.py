@@ -34,7 +34,26 @@ def load_case(path: Path, index: int) -> dict:
     return cases[index]
 
 
-def trace(case: dict, budget: int, stop: bool) -> list[str]:
+def explained(search_state, urls: list[str], target: str) -> list[str]:
+    """What each of the best pages' relevance is made of (finder.BestFirst.coverage's parts), and the target's."""
+    lines = ["", "relevance = held + bm25 + dominance + title; own ranks: the page's own words above each query word"]
+    if not any(_same_page(url, target) for url in urls) and target in search_state.relevance:
+        urls = [*urls, target]
+    for url in urls:
+        page = search_state.env.download(url)  # in memory
+        if page is None:
+            continue
+        total = search_state.coverage(page)
+        parts = (search_state.held(page), search_state.bm25(page), search_state.dominance(page))
+        title = total - sum(parts)
+        lines.append(
+            f"  {total:.3f} = {parts[0]:.3f} + {parts[1]:.3f} + {parts[2]:.3f} + {title:.3f}"
+            f"  ranks {search_state.own_ranks(page)}  {url}"
+        )
+    return lines
+
+
+def trace(case: dict, budget: int, stop: bool, explain: bool = False) -> list[str]:
     """The lines of the trace of one case (see the module's docstring)."""
     _django()
     from checks.pagefinding import finder
@@ -105,6 +124,8 @@ def trace(case: dict, budget: int, stop: bool) -> list[str]:
     tail = ["", f"ended: {ended[0] if ended else 'budget, frontier or a complete page'}", f"found: {found}"]
     tail.append("hit" if found is not None and _same_page(str(found), target) else "MISS")
     tail.extend(f"  candidate {url} {score:.3f}" for url, score in result.candidates[:5])
+    if explain and searches:
+        tail.extend(explained(searches[0], [url for url, _ in result.candidates[:5]], target))
     if searches and not target_read:
         search_state = searches[0]
         ranked = sorted(
@@ -128,6 +149,7 @@ def main() -> None:
     parser.add_argument("index", type=int, help="the case's place in the file, from 0")
     parser.add_argument("--budget", type=int, default=100, help="downloads at most, 1 to 10,000")
     parser.add_argument("--no-stop", action="store_true", help="turn the stopping rule off")
+    parser.add_argument("--explain", action="store_true", help="what the best pages' relevance is made of")
     args = parser.parse_args()
     if not 1 <= args.budget <= 10_000:
         parser.error(f"--budget {args.budget}: from 1 to 10,000 downloads")
@@ -136,7 +158,7 @@ def main() -> None:
     except SystemExit as refused:
         print(refused, file=sys.stderr)
         sys.exit(2)
-    print("\n".join(trace(case, args.budget, stop=not args.no_stop)))
+    print("\n".join(trace(case, args.budget, stop=not args.no_stop, explain=args.explain)))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ their targets. Two implementations: `generated.GeneratedSite` (the paper's graph
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,6 +36,9 @@ class Page:
     # Live pages: the URL of the site's search index this page's own search box loads (mdBook names it on
     # every page of a book), "" when it names none.
     search_index: str = ""
+    # Live pages: the words of its text as written, unstemmed, counted (text.written_words); None on generated
+    # graphs, whose pages are terms only.
+    words: Counter[str] | None = None
     term_set: frozenset[str] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -169,6 +169,12 @@ LAST_PENALTY = 10.0
 # generators their source files, outside the index, so a page read there that holds the query shows the index
 # does not know every page that may be the answer, and its ranking proves nothing of them.
 PARTIAL_INDEX_UNSURE = True
+# A page's own words (DOMINANCE, ABOUT_TO_STOP) are counted unstemmed where the page's text is known
+# (OWN_WORDS_UNSTEMMED; live pages: text.written_words): a person naming a page by the words it repeats names
+# them as written, and stemming merges words the page keeps apart. Gloox's StreamHost member list says
+# "including" once a line; its class page says "#include" once: stemmed, both held "includ" and the class page,
+# longer, ranked first for "streamhost host including port".
+OWN_WORDS_UNSTEMMED = True
 
 
 def hub_damped(topicality: float, links: int) -> float:
@@ -231,6 +237,7 @@ class BestFirst:
         self.positions: dict[Node, list[tuple[int, str]]] = {}  # query terms' places on long pages
         self.blind = 0  # downloads in a row whose link was no lead (BLIND_PATIENCE)
         self.written: dict[Node, Counter[str]] = {}  # query terms' frequencies on each page, as written
+        self.typed_words = frozenset(word.lower() for word in settings.query_text.split())
         self.digests: dict[Node, str] = {}  # each page read's text digest: one page under two URLs is one
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
@@ -342,7 +349,8 @@ class BestFirst:
             return None
         common = COMMON_SHARE * self.pages_read
         counts = self._query_counts(page)
-        own = [n for word, n in top if word not in self.wanted and self.word_df[word] <= common]
+        query_words = self.typed_words if self._unstemmed(page) else self.wanted
+        own = [n for word, n in top if word not in query_words and self.word_df[word] <= common]
         return {term: sum(1 for m in own if m > counts[term]) for term in self.query if counts.get(term)}
 
     def about(self, page: Page) -> bool:
@@ -351,8 +359,15 @@ class BestFirst:
         ranks = self.own_ranks(page)
         return ranks is None or any(above < len(self.query) for above in ranks.values())
 
+    @staticmethod
+    def _unstemmed(page: Page) -> bool:
+        return OWN_WORDS_UNSTEMMED and page.words is not None
+
     def _query_counts(self, page: Page) -> Counter[str]:
-        """The query terms' frequencies on the page, counted as `top_words` counts its words (WRITTEN_WORDS)."""
+        """The query terms' frequencies on the page, counted as `top_words` counts its words (WRITTEN_WORDS;
+        OWN_WORDS_UNSTEMMED: each term as the query types it)."""
+        if self._unstemmed(page):
+            return Counter({term: page.words[self.typed.get(term, term).lower()] for term in self.query})
         if not WRITTEN_WORDS:
             return self.counts.get(page.node) or Counter(t for t in page.terms if t in self.wanted)
         counts = self.written.get(page.node)
@@ -516,8 +531,11 @@ class BestFirst:
             return
         self._count(page.term_set)
         self.pages_read += 1
-        written = written_terms(page.terms) if WRITTEN_WORDS else page.terms
-        words = Counter(t for t in written if len(t) >= 4 and t.isalpha())
+        if self._unstemmed(page):
+            words = page.words
+        else:
+            written = written_terms(page.terms) if WRITTEN_WORDS else page.terms
+            words = Counter(t for t in written if len(t) >= 4 and t.isalpha())
         self.word_df.update(words.keys())
         self.top_words[node] = words.most_common(TOP_WORDS)
         if FEEDBACK:

@@ -45,7 +45,7 @@ from .symbolindex import (
     symbol_index,
 )
 from .termindex import parse_term_index, whole_index_link
-from .text import terms, text_digest, url_terms
+from .text import terms, text_digest, url_terms, written_words
 
 log = logging.getLogger(__name__)
 
@@ -346,6 +346,7 @@ class LiveSite(Environment):
             title_terms=title_terms,
             own_terms=frozenset(terms(read.own_text)) | frozenset(title_terms),
             search_index=read.search_index if self.on_site(read.search_index) else "",
+            words=written_words(read.text),
         )
         return page, f"HTTP {result.status}"
 

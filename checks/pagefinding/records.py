@@ -9,6 +9,7 @@ the records; the search then goes on as the uninterrupted one would have. Pure: 
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from .environment import Link, Page
@@ -44,6 +45,7 @@ def page_record(page: Page | None) -> dict[str, Any] | None:
         "title_terms": _words(page.title_terms),
         "own_terms": None if page.own_terms is None else _words(sorted(page.own_terms)),
         "search_index": page.search_index,
+        "words": None if page.words is None else dict(page.words),
         "links": [
             [link.target, _words(link.label), link.text, _words(link.context), _words(link.url_terms)]
             for link in page.links
@@ -72,6 +74,7 @@ def page_from_record(node: str, record: dict[str, Any] | None) -> Page | None:
         title_terms=_unwords(record["title_terms"]),
         own_terms=None if own is None else frozenset(_unwords(own)),
         search_index=record.get("search_index", ""),  # records saved before issue 19 have none
+        words=Counter(record["words"]) if record.get("words") is not None else None,  # nor before session 14
     )
 
 

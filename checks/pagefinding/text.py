@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from functools import lru_cache
 
 import Stemmer
@@ -45,6 +46,22 @@ def terms(text: str) -> tuple[str, ...]:
             continue
         out.append(word if word[0].isdigit() else _stem(word.replace("'", "")))
     return tuple(out)
+
+
+# A word as a page writes it: letters only, whole (an identifier joined by underscores or digits is no word).
+_WRITTEN_WORD = re.compile(r"\w+", re.UNICODE)
+OWN_WORD_LETTERS = 4
+
+
+def written_words(text: str) -> Counter[str]:
+    """The words a page writes, as it writes them, counted: lower-cased, not stemmed, alphabetic, at least
+    OWN_WORD_LETTERS letters, stop words left out. What a person who names a page by the words it repeats
+    names ("including", not "include": the page that says "including" is not the one that says "#include")."""
+    return Counter(
+        word
+        for word in _WRITTEN_WORD.findall(text.lower())
+        if len(word) >= OWN_WORD_LETTERS and word.isalpha() and word not in _STOP_WORDS
+    )
 
 
 def written_terms(page_terms: tuple[str, ...] | list[str]) -> list[str]:
