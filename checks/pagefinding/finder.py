@@ -175,6 +175,14 @@ PARTIAL_INDEX_UNSURE = True
 # "including" once a line; its class page says "#include" once: stemmed, both held "includ" and the class page,
 # longer, ranked first for "streamhost host including port".
 OWN_WORDS_UNSTEMMED = True
+# A page whose own most frequent words are the query's (every query word outranked by none of its other words,
+# the site's common words left out) is the page the query names: it ends the search (OWN_WORDS_COMPLETE), as a
+# page titled with the query does. Only on live pages with a query of two words or more, once the site's common
+# words can be told (MIN_PAGES_FOR_COMMON pages read).
+OWN_WORDS_COMPLETE = False
+# The stopping rule waits for a page that has at least this share of the query among its own most frequent words
+# (0: any page about the query, ABOUT_TO_STOP).
+OWN_SHARE_TO_STOP = 0.0
 
 
 def hub_damped(topicality: float, links: int) -> float:
@@ -381,10 +389,21 @@ class BestFirst:
         """A page whose title is the query (less the site's common title words) ends the search; a page
         without a title, once it holds the whole query, on a generated graph only (`pages_titled`: on a live
         site an untitled page holding the words is weighed with the others, by the stopping rule)."""
+        if OWN_WORDS_COMPLETE and len(self.query) >= 2 and self._unstemmed(page):
+            if self.own_share(page) == 1.0:
+                return True
         if not page.title_terms:
             return not self.env.pages_titled and self.wanted <= page.term_set
         titled = frozenset(page.title_terms)
         return self.wanted <= titled and titled - self.sitewide() <= self.wanted
+
+    def own_share(self, page: Page) -> float | None:
+        """The share of the query's words that none of the page's own words outranks (`own_ranks`); None while
+        that cannot be told (too few pages read)."""
+        ranks = self.own_ranks(page)
+        if ranks is None:
+            return None
+        return sum(1 for above in ranks.values() if above == 0) / max(1, len(self.query))
 
     def titled_whole(self, node: Node) -> bool:
         page = self.env.download(node)  # in memory
@@ -816,6 +835,11 @@ class BestFirst:
                 return False
             held = self.passage_held(best) if PASSAGES_TO_STOP else self.held(best)
             if held < FOUND_SHARE:
+                return False
+        if OWN_SHARE_TO_STOP:
+            best = self.env.download(best_node)  # in memory
+            share = self.own_share(best) if best is not None else 0.0
+            if share is not None and share < OWN_SHARE_TO_STOP:
                 return False
         if ABOUT_TO_STOP:
             best = self.env.download(best_node)  # in memory

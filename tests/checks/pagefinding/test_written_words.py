@@ -6,7 +6,7 @@ holding the query confirms nothing (PARTIAL_INDEX_UNSURE); one page under two UR
 from __future__ import annotations
 
 from checks.pagefinding import finder
-from checks.pagefinding.text import terms, written_terms
+from checks.pagefinding.text import terms, written_terms, written_words
 
 from .books import FILLER, LIGHTHOUSE, as_script, book_page, elasticlunr_index, robots_and_no_sitemap
 from .sites import HTML, live_search, page, requested, serve_pages_and_fillers
@@ -53,6 +53,7 @@ def test_the_page_writing_the_query_in_sentences_is_about_it_not_the_one_naming_
 def test_counting_identifier_parts_the_two_pages_tie_and_the_first_read_wins(httpserver, monkeypatch):
     """What the test above tells apart is the words as written alone: BM25, the share held and the titles tie."""
     monkeypatch.setattr(finder, "WRITTEN_WORDS", False)
+    monkeypatch.setattr(finder, "OWN_WORDS_UNSTEMMED", False)
     serve_signatures_and_prose(httpserver)
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=40)
     assert result.found == httpserver.url_for("/a.html")
@@ -147,3 +148,47 @@ def test_one_page_under_two_urls_is_one_candidate(httpserver):
     urls = [url for url, _ in result.candidates]
     assert "/index.html" in requested(httpserver)
     assert httpserver.url_for("/") in urls and httpserver.url_for("/index.html") not in urls
+
+
+INFLECTED_QUERY = "lathe spindle including collet"
+
+
+def test_a_page_s_words_are_counted_as_written_not_stemmed():
+    counted = written_words("Including the include files: #include <x.h>, gtk_widget_show, utf8 and IT.")
+    assert counted == {"including": 1, "include": 2, "files": 1}
+
+
+def serve_member_list_and_class_page(server) -> None:
+    """Both pages write "lathe spindle collet" three times among the same 24 other words. The member list
+    (/members.html) writes "including" three times; the class page (/class.html), read first, writes "include"
+    four times and never "including". Stemmed, "include" is "including" ("includ"): the class page holds more
+    of it, and BM25 ranks it first."""
+    common = f"{ONCE_EACH}"
+    pages = {
+        "/": page(
+            "Workshop", "<a href='/class.html'>Lathe spindle</a> <a href='/members.html'>Lathe collet</a>"
+        ),
+        "/class.html": page(
+            "Workshop A",
+            f"<p>{' '.join(['lathe spindle collet'] * 3)} {' '.join(['include'] * 4)} {common}</p>",
+        ),
+        "/members.html": page("Workshop B", f"<p>{' '.join([INFLECTED_QUERY] * 3)} {common}</p>"),
+        **{f"/p{n}.html": page(f"Page {n}", "<p>Nothing of note.</p>") for n in range(6)},
+    }
+    pages["/"] = pages["/"].replace(
+        "</body>", "".join(f"<a href='/p{n}.html'>Page {n}</a>" for n in range(6))
+    )
+    serve_pages_and_fillers(server, pages)
+
+
+def test_the_page_writing_the_query_s_word_is_the_answer_not_the_one_writing_its_stem(httpserver):
+    serve_member_list_and_class_page(httpserver)
+    _, result = live_search(httpserver.url_for("/"), INFLECTED_QUERY, budget=40)
+    assert result.found == httpserver.url_for("/members.html")
+
+
+def test_counting_stems_the_page_writing_another_word_of_the_stem_wins(httpserver, monkeypatch):
+    monkeypatch.setattr(finder, "OWN_WORDS_UNSTEMMED", False)
+    serve_member_list_and_class_page(httpserver)
+    _, result = live_search(httpserver.url_for("/"), INFLECTED_QUERY, budget=40)
+    assert result.found == httpserver.url_for("/class.html")
