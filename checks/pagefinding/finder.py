@@ -180,6 +180,10 @@ OWN_WORDS_UNSTEMMED = True
 # page titled with the query does. Only on live pages with a query of two words or more, once the site's common
 # words can be told (MIN_PAGES_FOR_COMMON pages read).
 OWN_WORDS_COMPLETE = False
+# A page whose own most frequent words are the query's makes the search as sure as a page titled with the
+# query does (OWN_WORDS_SURE): the stopping rule waits MIN_PATIENCE downloads for a better one, not
+# UNSURE_PATIENCE.
+OWN_WORDS_SURE = False
 # The stopping rule waits for a page that has at least this share of the query among its own most frequent words
 # (0: any page about the query, ABOUT_TO_STOP).
 OWN_SHARE_TO_STOP = 0.0
@@ -807,11 +811,19 @@ class BestFirst:
         waited = self.env.downloads - improved_at
         patience = max(
             MIN_PATIENCE
-            if self.titled_whole(best_node) or self.index_confirms(best_node)
+            if self.titled_whole(best_node)
+            or self.index_confirms(best_node)
+            or self._own_words_sure(best_node)
             else UNSURE_PATIENCE,
             int(improved_at * PATIENCE_SHARE),
         )
         return best_score >= CONFIDENT and waited >= patience
+
+    def _own_words_sure(self, node: Node) -> bool:
+        if not OWN_WORDS_SURE or len(self.query) < 2:
+            return False
+        page = self.env.download(node)  # in memory
+        return page is not None and self._unstemmed(page) and self.own_share(page) == 1.0
 
     def _gives_up(self, top_score: float, best_node: Node, improved_at: int) -> bool:
         """No page read is an answer and reading on looks vain: the frontier's best link (`top_score`) was no lead
