@@ -180,6 +180,12 @@ OWN_WORDS_UNSTEMMED = True
 # page titled with the query does. Only on live pages with a query of two words or more, once the site's common
 # words can be told (MIN_PAGES_FOR_COMMON pages read).
 OWN_WORDS_COMPLETE = False
+# Where the site's search index counts the pages holding each word (Sphinx's), a word is common to the site
+# when it is on more than SITE_COMMON_SHARE of them (COMMON_FROM_INDEX): the site's own count, not the pages
+# read, which are the query's neighbourhood. 0.3 is the share the issue's queries leave out (issue 19: "appear
+# on at most 30% of the site's pages").
+COMMON_FROM_INDEX = False
+SITE_COMMON_SHARE = 0.3
 # A page whose own most frequent words are the query's makes the search as sure as a page titled with the
 # query does (OWN_WORDS_SURE): the stopping rule waits MIN_PATIENCE downloads for a better one, not
 # UNSURE_PATIENCE.
@@ -249,6 +255,7 @@ class BestFirst:
         self.positions: dict[Node, list[tuple[int, str]]] = {}  # query terms' places on long pages
         self.blind = 0  # downloads in a row whose link was no lead (BLIND_PATIENCE)
         self.written: dict[Node, Counter[str]] = {}  # query terms' frequencies on each page, as written
+        self._common_words: dict[str, bool] = {}  # _common's cache (COMMON_FROM_INDEX)
         self.typed_words = frozenset(word.lower() for word in settings.query_text.split())
         self.digests: dict[Node, str] = {}  # each page read's text digest: one page under two URLs is one
 
@@ -359,10 +366,9 @@ class BestFirst:
         top = self.top_words.get(page.node)
         if top is None:
             return None
-        common = COMMON_SHARE * self.pages_read
         counts = self._query_counts(page)
         query_words = self.typed_words if self._unstemmed(page) else self.wanted
-        own = [n for word, n in top if word not in query_words and self.word_df[word] <= common]
+        own = [n for word, n in top if word not in query_words and not self._common(word)]
         return {term: sum(1 for m in own if m > counts[term]) for term in self.query if counts.get(term)}
 
     def about(self, page: Page) -> bool:
@@ -370,6 +376,20 @@ class BestFirst:
         frequent words of its own. True while that cannot be told (too few pages read)."""
         ranks = self.own_ranks(page)
         return ranks is None or any(above < len(self.query) for above in ranks.values())
+
+    def _common(self, word: str) -> bool:
+        """A word of the site's navigation and boilerplate, not a page's own (DOMINANCE's comment): on more than
+        COMMON_SHARE of the pages read or, where the site's search index counts it (COMMON_FROM_INDEX), on more
+        than SITE_COMMON_SHARE of the site's pages."""
+        if COMMON_FROM_INDEX and self.site_indexes:
+            common = self._common_words.get(word)
+            if common is None:
+                counts = [index.document_frequency(word) for index in self.site_indexes]
+                known = [df for df in counts if df is not None]
+                size = sum(index.size for index in self.site_indexes)
+                common = self._common_words[word] = bool(known) and sum(known) > SITE_COMMON_SHARE * size
+            return common
+        return self.word_df[word] > COMMON_SHARE * self.pages_read
 
     @staticmethod
     def _unstemmed(page: Page) -> bool:
