@@ -255,7 +255,7 @@ class BestFirst:
         self.positions: dict[Node, list[tuple[int, str]]] = {}  # query terms' places on long pages
         self.blind = 0  # downloads in a row whose link was no lead (BLIND_PATIENCE)
         self.written: dict[Node, Counter[str]] = {}  # query terms' frequencies on each page, as written
-        self._common_words: dict[str, bool] = {}  # _common's cache (COMMON_FROM_INDEX)
+        self._common_words: dict[str, bool | None] = {}  # _common's cache (None: a word no index knows)
         self.typed_words = frozenset(word.lower() for word in settings.query_text.split())
         self.digests: dict[Node, str] = {}  # each page read's text digest: one page under two URLs is one
 
@@ -387,8 +387,9 @@ class BestFirst:
                 counts = [index.document_frequency(word) for index in self.site_indexes]
                 known = [df for df in counts if df is not None]
                 size = sum(index.size for index in self.site_indexes)
-                common = self._common_words[word] = bool(known) and sum(known) > SITE_COMMON_SHARE * size
-            return common
+                common = self._common_words[word] = sum(known) > SITE_COMMON_SHARE * size if known else None
+            if common is not None:
+                return common
         return self.word_df[word] > COMMON_SHARE * self.pages_read
 
     @staticmethod
