@@ -382,8 +382,9 @@ class BestFirst:
         COMMON_SHARE of the pages read or, where the site's search index counts it (COMMON_FROM_INDEX), on more
         than SITE_COMMON_SHARE of the site's pages."""
         if COMMON_FROM_INDEX and self.site_indexes:
-            common = self._common_words.get(word)
-            if common is None:
+            if word in self._common_words:
+                common = self._common_words[word]
+            else:
                 counts = [index.document_frequency(word) for index in self.site_indexes]
                 known = [df for df in counts if df is not None]
                 size = sum(index.size for index in self.site_indexes)
