@@ -65,14 +65,14 @@ class SiteRanking:
         size = len(query)
         return [
             sum(1 for w in query if own.get(w, size) < size) + score / top / 2
-            for own, score in zip(self.own, bm25)
+            for own, score in zip(self.own, bm25, strict=True)
         ]
 
     def scores(self, query: list[str]) -> list[float]:
         n = len(self.pages)
         idf = {w: math.log(1 + (n - self.df[w] + 0.5) / (self.df[w] + 0.5)) for w in query}
         out = []
-        for counts, length in zip(self.counts, self.lengths):
+        for counts, length in zip(self.counts, self.lengths, strict=True):
             norm = K1 * (1 - B + B * length / max(1.0, self.average))
             out.append(sum(idf[w] * counts[w] * (K1 + 1) / (counts[w] + norm) for w in query if counts[w]))
         return out

@@ -36,7 +36,10 @@ def load_case(path: Path, index: int) -> dict:
 
 def explained(search_state, urls: list[str], target: str) -> list[str]:
     """What each of the best pages' relevance is made of (finder.BestFirst.coverage's parts), and the target's."""
-    lines = ["", "relevance = held + bm25 + dominance + title; own ranks: the page's own words above each query word"]
+    lines = [
+        "",
+        "relevance = held + bm25 + dominance + title; own ranks: the page's own words above each query word",
+    ]
     if not any(_same_page(url, target) for url in urls) and target in search_state.relevance:
         urls = [*urls, target]
     for url in urls:

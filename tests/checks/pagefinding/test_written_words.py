@@ -192,4 +192,3 @@ def test_counting_stems_the_page_writing_another_word_of_the_stem_wins(httpserve
     serve_member_list_and_class_page(httpserver)
     _, result = live_search(httpserver.url_for("/"), INFLECTED_QUERY, budget=40)
     assert result.found == httpserver.url_for("/class.html")
-
