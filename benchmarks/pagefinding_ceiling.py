@@ -130,7 +130,8 @@ def main() -> None:
     everything: list[dict] = []
     for case_file in args.cases:
         if not case_file.is_file():
-            sys.exit(f"pagefinding_ceiling: no case file {case_file}")
+            print(f"pagefinding_ceiling: no case file {case_file}", file=sys.stderr)
+            sys.exit(2)
         rows = measure(maker, case_file, {})
         everything += rows
         print(line(case_file.stem, rows), flush=True)

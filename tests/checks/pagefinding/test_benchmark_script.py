@@ -129,3 +129,61 @@ def test_an_ablation_sets_a_finder_rule_for_the_run_and_refuses_what_the_finder_
         assert finder.ABOUT_TO_STOP is False and finder.MIN_PATIENCE == 12
     finally:
         finder.ABOUT_TO_STOP, finder.MIN_PATIENCE = before
+
+
+def test_the_trace_explains_what_the_best_pages_relevance_is_made_of(httpserver, tmp_path):
+    serve_town_hall(httpserver)
+    cases = tmp_path / "cases.json"
+    start, target = httpserver.url_for("/"), httpserver.url_for("/tax-form.html")
+    cases.write_text(json.dumps({"cases": [{"start": start, "target": target, "query": "income tax form"}]}))
+    done = trace_of(str(cases), "0", "--explain")
+    assert done.returncode == 0, done.stderr
+    explained = [line for line in done.stdout.splitlines() if line.endswith(f"  {target}") and " = " in line]
+    assert explained, done.stdout
+    total, parts = explained[0].split(" = ")
+    held, bm25, dominance, title = (float(part.split()[0]) for part in parts.split(" + "))
+    assert abs(float(total) - (held + bm25 + dominance + title)) < 0.01
+    assert "ranks" in explained[0]
+
+
+def ceiling_of(*arguments: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "pagefinding_ceiling.py"), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+
+
+def test_the_ceiling_ranks_every_page_of_the_tree_and_counts_a_tie_as_broken_at_random(tmp_path):
+    """Three pages: /lathe.html alone repeats "lathe spindle", /a.html and /b.html are word for word alike. The
+    first case's target is found first by either ranking; the second's ties with its twin: first half the time."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    body = "<html><body><p>{}</p></body></html>"
+    (tree / "index.html").write_text(
+        body.format("<a href='lathe.html'>x</a> <a href='a.html'>y</a> workshop")
+    )
+    (tree / "lathe.html").write_text(body.format("lathe spindle lathe spindle chuck"))
+    (tree / "a.html").write_text(body.format("rivet washer rivet washer bolt"))
+    (tree / "b.html").write_text(body.format("rivet washer rivet washer bolt"))
+    base = "http://127.0.0.1:9/"
+    cases = tmp_path / "cases.json"
+    cases.write_text(
+        json.dumps(
+            {
+                "sites": [{"base": base, "root": str(tree)}],
+                "cases": [
+                    {"start": base, "target": base + "lathe.html", "query": "lathe spindle"},
+                    {"start": base, "target": base + "a.html", "query": "rivet washer"},
+                ],
+            }
+        )
+    )
+    done = ceiling_of(str(cases))
+    assert done.returncode == 0, done.stderr
+    assert "bm25 0.750 / 1.000 (tied 0.50)" in done.stdout
+    assert "own 0.750 / 1.000 (tied 0.50)" in done.stdout
+    missing = ceiling_of(str(tmp_path / "none.json"))
+    assert missing.returncode == 2 and "no case file" in missing.stderr
