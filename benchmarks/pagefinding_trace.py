@@ -36,6 +36,8 @@ def load_case(path: Path, index: int) -> dict:
 
 def explained(search_state, urls: list[str], target: str) -> list[str]:
     """What each of the best pages' relevance is made of (finder.BestFirst.coverage's parts), and the target's."""
+    from checks.pagefinding import finder
+
     lines = [
         "",
         "relevance = held + bm25 + dominance + title; own ranks: the page's own words above each query word",
@@ -47,7 +49,11 @@ def explained(search_state, urls: list[str], target: str) -> list[str]:
         if page is None:
             continue
         total = search_state.coverage(page)
-        parts = (search_state.held(page), search_state.bm25(page), search_state.dominance(page))
+        parts = (
+            search_state.held(page),
+            search_state.bm25(page),
+            finder.DOMINANCE * search_state.dominance(page),
+        )
         title = total - sum(parts)
         lines.append(
             f"  {total:.3f} = {parts[0]:.3f} + {parts[1]:.3f} + {parts[2]:.3f} + {title:.3f}"

@@ -384,7 +384,8 @@ class BestFirst:
     def _common(self, word: str) -> bool:
         """A word of the site's navigation and boilerplate, not a page's own (DOMINANCE's comment): on more than
         COMMON_SHARE of the pages read or, where the site's search index counts it (COMMON_FROM_INDEX), on more
-        than SITE_COMMON_SHARE of the site's pages."""
+        than SITE_COMMON_SHARE of the site's pages. Either: a word on most pages of the query's neighbourhood
+        (SymPy's "import", "symbols" in every example) is no page's own there, however rare it is site-wide."""
         if COMMON_FROM_INDEX and self.site_indexes:
             if word in self._common_words:
                 common = self._common_words[word]
@@ -393,8 +394,8 @@ class BestFirst:
                 known = [df for df in counts if df is not None]
                 size = sum(index.size for index in self.site_indexes)
                 common = self._common_words[word] = sum(known) > SITE_COMMON_SHARE * size if known else None
-            if common is not None:
-                return common
+            if common:
+                return True
         return self.word_df[word] > COMMON_SHARE * self.pages_read
 
     @staticmethod
