@@ -121,7 +121,9 @@ def serve_book_with_sources(server) -> None:
     robots_and_no_sitemap(server)
 
 
-def test_an_index_that_does_not_cover_a_page_holding_the_query_confirms_nothing(httpserver):
+def test_an_index_that_does_not_cover_a_page_holding_the_query_confirms_nothing(httpserver, monkeypatch):
+    # Chapter 9's own words are the query too: OWN_WORDS_SURE would make the search sure of it on its own.
+    monkeypatch.setattr(finder, "OWN_WORDS_SURE", False)
     serve_book_with_sources(httpserver)
     _, result = live_search(httpserver.url_for("/"), "lighthouse keeper lantern", budget=60)
     assert result.found == httpserver.url_for("/src/foghorn.html")
@@ -192,3 +194,29 @@ def test_counting_stems_the_page_writing_another_word_of_the_stem_wins(httpserve
     serve_member_list_and_class_page(httpserver)
     _, result = live_search(httpserver.url_for("/"), INFLECTED_QUERY, budget=40)
     assert result.found == httpserver.url_for("/class.html")
+
+
+def serve_page_about_the_query_then_nothing(server) -> None:
+    """/about.html, linked first from /, writes the query's words more often than any other word but is not
+    titled with them; forty pages of nothing follow, none better."""
+    fillers = "".join(f"<a href='/p{n}.html'>Page {n}</a> " for n in range(40))
+    pages = {
+        "/": page("Workshop", f"<a href='/about.html'>Lathe</a> {fillers}"),
+        "/about.html": page("Workshop B", f"<p>{' '.join([QUERY] * 3)} {ONCE_EACH}</p>"),
+    }
+    serve_pages_and_fillers(server, pages)
+
+
+def test_a_page_whose_own_words_are_the_query_makes_the_search_as_sure_as_its_title_would(httpserver):
+    serve_page_about_the_query_then_nothing(httpserver)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=80)
+    assert result.found == httpserver.url_for("/about.html")
+    assert result.downloads <= finder.LIVE_MIN_PATIENCE + 5  # the start page, robots.txt, the sitemap, the page
+
+
+def test_without_it_the_search_waits_as_long_as_when_unsure(httpserver, monkeypatch):
+    monkeypatch.setattr(finder, "OWN_WORDS_SURE", False)
+    serve_page_about_the_query_then_nothing(httpserver)
+    _, result = live_search(httpserver.url_for("/"), QUERY, budget=80)
+    assert result.found == httpserver.url_for("/about.html")
+    assert result.downloads >= 2 + finder.LIVE_UNSURE_PATIENCE
