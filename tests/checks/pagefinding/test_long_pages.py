@@ -14,13 +14,15 @@ QUERY = "spindle ratchet flywheel gasket"
 
 def serve_site_with_an_archive(server) -> None:
     """/ links "Spindle archive" first: every release's notes on one page, three of the query's four words
-    each in a release of its own, hundreds of words apart; then thirty pages of nothing (more than the search's
+    each in a release of its own, hundreds of words apart; then pages of nothing (ten more than the search's
     patience) and last "More", the short page of the whole query, whose link names none of it."""
     filler = " ".join(f"change{n}" for n in range(300))
     releases = "".join(
         f"<h2>Release {n}</h2><p>{word} {filler}</p>" for n, word in enumerate(QUERY.split()[:3])
     )
-    decoys = "".join(f"<li><a href='/p{n}.html'>notes {n}</a></li>" for n in range(30))
+    decoys = "".join(
+        f"<li><a href='/p{n}.html'>notes {n}</a></li>" for n in range(finder.LIVE_UNSURE_PATIENCE + 10)
+    )
     pages = {
         "/": page(
             "Machine shop",

@@ -33,7 +33,7 @@ def find(port: int, query: str, budget: int, algorithm: str = "BESTFIRST"):
 def test_a_module_page_is_found_from_the_python_docs_root(testbed):
     result, found = find(8101, "argparse parser for command-line options", 40)
     assert found == "http://127.0.0.1:8101/library/argparse.html"
-    assert result.downloads <= 20
+    assert result.downloads <= 25  # found within ten; the live site's patience, 15, after it
     assert result.path[0] == "http://127.0.0.1:8101/"
 
 

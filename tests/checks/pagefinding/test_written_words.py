@@ -211,7 +211,9 @@ def test_a_page_whose_own_words_are_the_query_makes_the_search_as_sure_as_its_ti
     serve_page_about_the_query_then_nothing(httpserver)
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=80)
     assert result.found == httpserver.url_for("/about.html")
-    assert result.downloads <= finder.LIVE_MIN_PATIENCE + 5  # the start page, robots.txt, the sitemap, the page
+    assert (
+        result.downloads <= finder.LIVE_MIN_PATIENCE + 5
+    )  # the start page, robots.txt, the sitemap, the page
 
 
 def test_without_it_the_search_waits_as_long_as_when_unsure(httpserver, monkeypatch):
