@@ -12,7 +12,8 @@ with the seed the round used, so figures are comparable across sessions.
 docs/benchmarks.md ("Where issue 19 stands"), and keeps each case's line in ROOT/runs/LABEL/NAME.txt; `--tree`
 measures another checkout's finder (a detached worktree of an older commit, say: `--tree /tmp/base --label
 base`); options it does not know go to `pagefinding.py` (`--symbol-index`, `--budget 60`, `--set ABOUT_TO_STOP=false` for an ablation). Sites whose package is missing are left out with a line saying so.
-Fresh packages for held-out figures (never measured): see docs/benchmarks.md; add them here once measured.
+Fresh packages for held-out figures (never measured): see docs/benchmarks.md; add them here once measured. Session 14's
+seven (seed fresh11: pydicom, pil, nibabel, h5py, geos, jsoup, codec) were made and measured before its changes.
 """
 
 from __future__ import annotations
