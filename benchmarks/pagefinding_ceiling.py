@@ -132,7 +132,12 @@ def main() -> None:
         if not case_file.is_file():
             print(f"pagefinding_ceiling: no case file {case_file}", file=sys.stderr)
             sys.exit(2)
-        rows = measure(maker, case_file, {})
+        try:
+            rows = measure(maker, case_file, {})
+        except (OSError, ValueError, KeyError, TypeError, StopIteration) as error:
+            # A file that is not a case file (broken JSON, no sites, a target on no site it names): refused whole.
+            print(f"pagefinding_ceiling: {case_file}: not a case file ({error!r})", file=sys.stderr)
+            sys.exit(2)
         everything += rows
         print(line(case_file.stem, rows), flush=True)
     if len(args.cases) > 1:

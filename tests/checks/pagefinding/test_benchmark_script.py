@@ -187,3 +187,11 @@ def test_the_ceiling_ranks_every_page_of_the_tree_and_counts_a_tie_as_broken_at_
     assert "own 0.750 / 1.000 (tied 0.50)" in done.stdout
     missing = ceiling_of(str(tmp_path / "none.json"))
     assert missing.returncode == 2 and "no case file" in missing.stderr
+    for broken in (
+        "not json",
+        "[1, 2]",
+        json.dumps({"sites": [], "cases": [{"target": base, "query": "x"}]}),
+    ):
+        cases.write_text(broken)
+        refused = ceiling_of(str(cases))
+        assert refused.returncode == 2 and "not a case file" in refused.stderr, refused.stderr
