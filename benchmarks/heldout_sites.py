@@ -13,7 +13,8 @@ docs/benchmarks.md ("Where issue 19 stands"), and keeps each case's line in ROOT
 measures another checkout's finder (a detached worktree of an older commit, say: `--tree /tmp/base --label
 base`); options it does not know go to `pagefinding.py` (`--symbol-index`, `--budget 60`, `--set ABOUT_TO_STOP=false` for an ablation). Sites whose package is missing are left out with a line saying so.
 Fresh packages for held-out figures (never measured): see docs/benchmarks.md; add them here once measured. Session 14's
-seven (seed fresh11: pydicom, pil, nibabel, h5py, geos, jsoup, codec) were made and measured before its changes.
+seven (seed fresh11: pydicom, pil, nibabel, h5py, geos, jsoup, codec) were made and measured before its changes;
+session 15's eight (seed fresh12: sfml, mbedtls, box2d, skimage, rdflib, statsmodels, math3, jfreechart) likewise.
 """
 
 from __future__ import annotations
@@ -137,6 +138,15 @@ SITES = [
     Site("geos", 8254, "libgeos-doc", "libgeos-dev/html", "fresh11", "doxygen", script_menus=True),
     Site("jsoup", 8255, "libjsoup-java-doc", "libjsoup-java/api", "fresh11", "javadoc"),
     Site("codec", 8256, "libcommons-codec-java-doc", "libcommons-codec-java/api", "fresh11", "javadoc"),
+    # Session 15's held-out sets (seed fresh12): measured at the session's start and end only, never traced.
+    Site("sfml", 8260, "libsfml-doc", "libsfml-dev/html", "fresh12", "doxygen"),
+    Site("mbedtls", 8261, "libmbedtls-doc", "libmbedtls-dev/apidoc", "fresh12", "doxygen", script_menus=True),
+    Site("box2d", 8262, "libbox2d-doc", "libbox2d-dev/html", "fresh12", "doxygen", script_menus=True),
+    Site("skimage", 8263, "python-skimage-doc", "python-skimage-doc/html", "fresh12", "sphinx"),
+    Site("rdflib", 8264, "python-rdflib-doc", "python-rdflib-doc/html", "fresh12", "sphinx"),
+    Site("statsmodels", 8265, "python-statsmodels-doc", "python-statsmodels-doc/html", "fresh12", "sphinx"),
+    Site("math3", 8266, "libcommons-math3-java-doc", "libcommons-math3-java/api", "fresh12", "javadoc"),
+    Site("jfreechart", 8267, "libjfreechart-java-doc", "libjfreechart-java/javadoc", "fresh12", "javadoc"),
 ]
 # The test bed's own sites (served by ../shared/testbed/serve): the visible cases and postgres, held out.
 TESTBED_SETS = [

@@ -86,8 +86,35 @@ class OneLineParser(CommandParser):
         raise bad_input(f"Error: {message}")
 
 
+def database_ready_check() -> None:
+    """Refuse to start on a database that cannot be reached or is not migrated, with one line that says what to
+    do: the first query would fail anyway, with a traceback naming a missing table ("no such table: auth_user")."""
+    from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+    from django.db.migrations.executor import MigrationExecutor
+
+    try:
+        executor = MigrationExecutor(connections[DEFAULT_DB_ALIAS])
+        unapplied = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    except DatabaseError as exc:
+        raise CommandError(f"the database cannot be reached: {str(exc).strip()}", returncode=1) from None
+    if unapplied:
+        raise CommandError(
+            f"the database is not set up ({len(unapplied)} migrations not applied): "
+            "run `manage.py migrate` first (scripts/run does)",
+            returncode=1,
+        )
+
+
 class Command(BaseCommand):
-    """Base of webaudit's commands: bad input, including argparse's, exits 2 with one line."""
+    """Base of webaudit's commands: bad input, including argparse's, exits 2 with one line; a database that is
+    not ready stops the command before it starts (exit 1, one line)."""
+
+    requires_database = True
+
+    def execute(self, *args, **options):
+        if self.requires_database:
+            database_ready_check()
+        return super().execute(*args, **options)
 
     def run_from_argv(self, argv: list[str]) -> None:
         """A reader that stops early (`findpage … --json - | head -1`) closes the pipe under the command: it ends

@@ -272,3 +272,33 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_status_of_s
     errors = command.stderr.read().decode()
     assert command.wait(timeout=120) == 141, errors
     assert "Traceback" not in errors and "BrokenPipeError" not in errors, errors
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["findpage", "http://127.0.0.1:9/", "--query", "anything"],
+        ["audit", "http://127.0.0.1:9/"],
+        ["crawl_issues", "1"],
+    ],
+)
+def test_a_command_on_a_database_never_migrated_says_to_migrate_in_one_line(tmp_path, arguments):
+    """A new user who skips `migrate` is told what to run, not shown a traceback about a missing table."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
+        "WEBAUDIT_VAR_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path}/never-migrated.sqlite3",
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and "no such table" not in done.stderr, done.stderr
+    assert "run `manage.py migrate` first" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
