@@ -302,3 +302,28 @@ def test_a_command_on_a_database_never_migrated_says_to_migrate_in_one_line(tmp_
     assert "Traceback" not in done.stderr and "no such table" not in done.stderr, done.stderr
     assert "run `manage.py migrate` first" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_command_that_needs_no_database_runs_where_none_was_set_up(tmp_path):
+    """ce_report reads a file and writes a file: the database check does not stand in its way."""
+    from mwim.ce import encode
+    from tests.mwim.test_ce_limits import image_only
+
+    (tmp_path / "a.ce").write_bytes(encode(image_only()))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
+        "WEBAUDIT_VAR_DIR": str(tmp_path),
+        "DATABASE_URL": f"sqlite:///{tmp_path}/never-migrated.sqlite3",
+    }
+    command = [
+        sys.executable,
+        "manage.py",
+        "ce_report",
+        str(tmp_path / "a.ce"),
+        "-o",
+        str(tmp_path / "a.html"),
+    ]
+    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "0 tokens" in (tmp_path / "a.html").read_text()

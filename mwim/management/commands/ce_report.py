@@ -16,6 +16,7 @@ from sites.cli import Command as WebauditCommand
 
 class Command(WebauditCommand):
     help = "Write a Content Extract FILE as a stand-alone HTML report (to standard output, or --output)."
+    requires_database = False  # a file in, a file out: it runs where no database was ever set up
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="a .ce file")
