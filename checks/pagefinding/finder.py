@@ -18,7 +18,7 @@ from .environment import BudgetExhausted, Environment, Link, Node, Page
 from .symbolindex import rank_names
 from .termindex import is_index_link, rank_entries
 from .text import terms, text_digest, written_terms
-from .twins import twins_of
+from .twins import ViewLinks, twins_of
 
 FIELD_WEIGHTS = {"label": 1.0, "context": 0.35, "url": 0.6}
 K1 = 1.2
@@ -127,6 +127,9 @@ TWIN_RANKS = 3
 # nothing now reads on to its budget or the end of its frontier).
 ANSWERABLE_TO_STOP = True
 TWIN_READS = 6
+# On live sites the twins read before answering include the best pages' view links (twins.ViewLinks): the other
+# views a site's generator links from every page of a kind by one text, where URLs do not name them.
+VIEW_LINKS = False
 # A page longer than the pages read holds more of a query's words by its length alone, and one far longer holds
 # most words of any query (Xerces-C's release archive, every release's notes on one page, 1.4 MB, held three of
 # four words of most API queries and ended those searches before the API reference): holding them there is no
@@ -268,6 +271,7 @@ class BestFirst:
         self._common_words: dict[str, bool | None] = {}  # _common's cache (None: a word no index knows)
         self.typed_words = frozenset(word.lower() for word in settings.query_text.split())
         self.digests: dict[Node, str] = {}  # each page read's text digest: one page under two URLs is one
+        self.views = ViewLinks()  # the link texts of the pages read (VIEW_LINKS)
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
     def idf(self, term: str) -> float:
@@ -596,6 +600,8 @@ class BestFirst:
         if page.title_terms:
             self.titles += 1
             self.title_df.update(frozenset(page.title_terms))
+        if VIEW_LINKS and self.env.pages_titled:
+            self.views.add(node, page.links)
         self.relevance[node] = self.coverage(page)
         # What a page hands its links is how much it is about the query (its BM25, length-normalised), not
         # how many of the query's words it holds: a long page naming most of them once in passing (a header
@@ -912,7 +918,10 @@ class BestFirst:
             if page is None:
                 continue
             links = {link.target: link for link in reversed(page.links)}  # the first link to each
-            for target in twins_of(node, links):
+            twins = twins_of(node, links)
+            if VIEW_LINKS and self.env.pages_titled:
+                twins += [target for target in self.views.of(node, page.links) if target not in twins]
+            for target in twins:
                 if (
                     not self.env.downloaded(target)
                     and target not in self.read_as_index

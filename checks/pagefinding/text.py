@@ -22,6 +22,24 @@ _WORD = re.compile(r"\d+(?:\.\d+)+|[^\W_]+(?:_[^\W_]+)+|[^\W_]+(?:'[^\W_]+)?", r
 _STOP_WORDS = frozenset(ENGLISH_STOP_WORDS)
 _stemmer = Stemmer.Stemmer("english")
 
+# scikit-learn's list (the Glasgow group's) holds words that name things: "name", "system", "call", "empty",
+# "detail", "show", "get". Its documentation warns of it ("Using stop words", after Nothman et al. 2018). In
+# documentation they are what a page is about ("the name of the column", "system catalogs", `get()`), and a
+# query that says them loses them. KEEP_CONTENT_WORDS keeps them as words: the list's open-class words (nouns,
+# verbs, adjectives), less its numbers, copulas and auxiliaries ("become", "seem", "done") and the words that
+# work as function words ("well", "due", "per", "whole").
+KEEP_CONTENT_WORDS = False
+CONTENT_WORDS = frozenset(
+    """amount back bill bottom call describe detail empty fill find fire first found front full get give
+    interest keep last move name part put see show side system take thick thin top""".split()
+)
+assert CONTENT_WORDS <= _STOP_WORDS
+
+
+def _dropped(word: str) -> bool:
+    """A stop word (lower-cased), not kept as a content word."""
+    return word in _STOP_WORDS and not (KEEP_CONTENT_WORDS and word in CONTENT_WORDS)
+
 
 @lru_cache(maxsize=200_000)
 def _stem(word: str) -> str:
@@ -29,7 +47,7 @@ def _stem(word: str) -> str:
 
 
 def is_stop_word(word: str) -> bool:
-    return word.lower() in _STOP_WORDS
+    return _dropped(word.lower())
 
 
 def terms(text: str) -> tuple[str, ...]:
@@ -42,7 +60,7 @@ def terms(text: str) -> tuple[str, ...]:
             out.append(word)
             out.extend(terms(word.replace("_", " ")))
             continue
-        if word in _STOP_WORDS or len(word) > 40:
+        if len(word) > 40 or _dropped(word):
             continue
         out.append(word if word[0].isdigit() else _stem(word.replace("'", "")))
     return tuple(out)
@@ -60,7 +78,7 @@ def written_words(text: str) -> Counter[str]:
     return Counter(
         word
         for word in _WRITTEN_WORD.findall(text.lower())
-        if len(word) >= OWN_WORD_LETTERS and word.isalpha() and word not in _STOP_WORDS
+        if len(word) >= OWN_WORD_LETTERS and word.isalpha() and not _dropped(word)
     )
 
 

@@ -17,6 +17,7 @@ words added after a dash or an underscore, or one URL's folders spell the other'
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
@@ -77,3 +78,47 @@ def twins_of(url: str, targets: Iterable[str]) -> list[str]:
     MAX_TWINS of them (a listing, MAX_TWINS' comment)."""
     found = list(dict.fromkeys(t for t in targets if are_twins(url, t)))
     return found if len(found) <= MAX_TWINS else []
+
+
+# A page's other views are also named by a link its generator writes on every page of its kind, each time to
+# that page's own view: Doxygen's "List of all members" (where file names are numbers, `a01227.html` and
+# `a01220.html`, and name no twin), Javadoc's "Use" and "Tree". A link text is such a view link when the pages
+# read that carry it carry it once each, each to a target of its own, on at least VIEW_MIN_PAGES of them: the
+# site's navigation ("Main Page", "Classes") leads every page to one target, and a list repeats its texts.
+VIEW_MIN_PAGES = 3
+_MAX_VIEW_TEXT = 80
+
+
+def _view_key(text: str) -> str | None:
+    """A link text as a view link's key (spacing and case ignored); None for no text, a long one or one
+    without letters (a line number)."""
+    key = " ".join(text.split()).lower()
+    return key if 0 < len(key) <= _MAX_VIEW_TEXT and any(c.isalpha() for c in key) else None
+
+
+class ViewLinks:
+    """The link texts of the pages read, for telling a page's view links (VIEW_MIN_PAGES' comment)."""
+
+    def __init__(self) -> None:
+        self.targets: dict[str, dict[str, str]] = {}  # text -> {page carrying it once: its target}
+
+    def add(self, page: str, links: Iterable) -> None:
+        keys = [(_view_key(link.text), link.target) for link in links]
+        counts = Counter(key for key, _ in keys)
+        for key, target in keys:
+            if key is not None and counts[key] == 1 and target != page:
+                self.targets.setdefault(key, {})[page] = target
+
+    def of(self, page: str, links: Iterable) -> list[str]:
+        """The targets of the page's view links, in the page's order."""
+        found = []
+        for link in links:
+            holders = self.targets.get(_view_key(link.text) or "")
+            if (
+                holders is not None
+                and holders.get(page) == link.target
+                and len(holders) >= VIEW_MIN_PAGES
+                and len(set(holders.values())) == len(holders)
+            ):
+                found.append(link.target)
+        return found
