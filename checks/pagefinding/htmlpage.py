@@ -17,6 +17,7 @@ from .symbolindex import SymbolSource, symbol_source
 from .text import camel_parts, terms, url_terms
 
 _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+_FRAMES = frozenset({"frame", "iframe"})
 # The innermost of these around a link gives its surrounding text (Pant and Srinivasan's link context).
 _BLOCKS = frozenset(
     {
@@ -173,6 +174,11 @@ def read_page(root, *, url: str) -> ReadPage:
                 if anchor is not None:  # an anchor inside an unclosed one: the outer one ends here
                     _emit(page, blocks, anchor, anchor_href, url, anchor_element)
                 anchor, anchor_href, anchor_element = [], element.get("href", ""), element
+            elif tag in _FRAMES and element.get("src"):
+                # A frameset page (Javadoc before 9) shows its pages in frames and nothing else: the browser's
+                # HTML parser drops its <noframes> links, so the frames are the only way on.
+                frame_text = element.get("title") or element.get("name") or ""
+                _emit(page, blocks, [frame_text], element.get("src", ""), url, element)
             elif tag in _BLOCKS:
                 blocks.append(([], []))
             elif tag == "form" and (element.get("method") or "get").lower() == "get":

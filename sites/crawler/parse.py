@@ -88,6 +88,9 @@ def parse_document(body: bytes, encoding: str | None = None):
     return root, ""
 
 
+FRAMES = ("frame", "iframe")
+
+
 def parse_html(body: bytes, *, url: str, encoding: str | None = None) -> ParsedPage:
     """Parse an HTML body fetched from `url`; malformed or empty input yields an empty page with `error` set."""
     root, error = parse_document(body, encoding)
@@ -102,10 +105,10 @@ def extract_page(root, *, url: str, with_links: bool = True) -> ParsedPage:
     # A page repeats many of its references (40% on the python docs: navigation, index entries): each distinct
     # one is resolved once per page.
     targets: dict[str, str | None] = {}
-    tags = ("base", "title", "meta", "link", "a", "img") if with_links else ("title", "meta", "link")
+    tags = ("base", "title", "meta", "link", "a", "img", *FRAMES) if with_links else ("title", "meta", "link")
     for element in root.iter(*tags):
         tag = element.tag
-        if tag == "a" or tag == "img":
+        if tag == "a" or tag == "img" or tag in FRAMES:
             reference = element.get("href" if tag == "a" else "src")
             if not reference:
                 continue
@@ -118,6 +121,12 @@ def extract_page(root, *, url: str, with_links: bool = True) -> ParsedPage:
                 rel = element.get("rel")
                 nofollow = rel is not None and "nofollow" in rel.lower().split()
                 links.append(ExtractedLink(target, _squash(element_text(element)), "a", nofollow))
+            elif tag in FRAMES:
+                # A frame shows its page inside this one, where a reader goes on from it as from a link: a
+                # frameset page (Javadoc before 9) links nothing else, since the parser drops <noframes>.
+                links.append(
+                    ExtractedLink(target, _squash(element.get("title") or element.get("name") or ""), "a")
+                )
             else:
                 links.append(ExtractedLink(target, _squash(element.get("alt") or ""), "img"))
         elif tag == "base" and base == url and element.get("href"):

@@ -18,6 +18,32 @@ def test_links_come_with_anchor_text_and_images_with_alt():
     ]
 
 
+def test_a_frameset_page_links_the_pages_of_its_frames():
+    """Javadoc before 9 writes its home page as a frameset: without its frames a crawl ends on it."""
+    page = parse_html(
+        b"<html><head><title>API</title></head>"
+        b"<frameset cols='20%,80%'><frameset rows='30%,70%'>"
+        b"<frame src='overview-frame.html' name='packageListFrame' title='All Packages'>"
+        b"<frame src='allclasses-frame.html' name='packageFrame'></frameset>"
+        b"<frame src='overview-summary.html' name='classFrame'>"
+        b"<noframes><p>Link to <a href='overview-summary.html'>Non-frame version</a>.</p></noframes>"
+        b"</frameset></html>",
+        url="http://example.com/api/index.html",
+    )
+    assert [(link.url, link.text, link.tag) for link in page.links][:3] == [
+        ("http://example.com/api/overview-frame.html", "All Packages", "a"),
+        ("http://example.com/api/allclasses-frame.html", "packageFrame", "a"),
+        ("http://example.com/api/overview-summary.html", "classFrame", "a"),
+    ]
+
+
+def test_an_iframe_is_a_link_to_the_page_it_shows():
+    page = parse_html(
+        b"<p>Map: <iframe src='/map.html' title='Where we are'></iframe></p>", url="http://e.com/"
+    )
+    assert [(link.url, link.text) for link in page.links] == [("http://e.com/map.html", "Where we are")]
+
+
 def test_base_href_changes_where_relative_links_point():
     page = parse_html(
         b'<head><base href="http://cdn.example.org/root/"></head><a href="x">x</a>',

@@ -31,6 +31,24 @@ def test_links_carry_their_text_and_the_text_of_their_paragraph():
     assert second.context == "Tax forms for residents"
 
 
+def test_a_frameset_page_leads_on_through_its_frames():
+    """The parser drops <noframes> (its link to the non-frame version): the frames are the way on."""
+    page = read(
+        b"<html><head><title>API</title></head>"
+        b"<frameset cols='20%,80%'><frameset rows='30%,70%'>"
+        b"<frame src='overview-frame.html' name='packageListFrame' title='All Packages'>"
+        b"<frame src='allclasses-frame.html' name='packageFrame'></frameset>"
+        b"<frame src='overview-summary.html' name='classFrame'>"
+        b"<noframes><p>Link to <a href='overview-summary.html'>Non-frame version</a>.</p></noframes>"
+        b"</frameset></html>"
+    )
+    assert [(link.url, link.text) for link in page.links] == [
+        ("http://site.test/dir/overview-frame.html", "All Packages"),
+        ("http://site.test/dir/allclasses-frame.html", "packageFrame"),
+        ("http://site.test/dir/overview-summary.html", "classFrame"),
+    ]
+
+
 def test_script_and_style_text_is_not_page_text():
     page = read(b"<html><body><script>var secret = 1;</script><style>p{}</style><p>visible</p></body></html>")
     assert "secret" not in page.text

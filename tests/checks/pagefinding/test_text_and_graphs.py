@@ -5,11 +5,22 @@ from __future__ import annotations
 import random
 
 from benchmarks.pagefinding_graphs import GeneratedSite, GraphParameters, generate, make_query
-from checks.pagefinding.text import query_terms, terms, url_terms
+from checks.pagefinding import text
+from checks.pagefinding.text import query_terms, terms, url_terms, written_words
 
 
 def test_terms_drop_stop_words_and_stem():
     assert terms("Contact us: the addresses and phone numbers") == ("contact", "address", "phone", "number")
+
+
+def test_words_that_name_things_are_kept_though_scikit_learns_list_drops_them(monkeypatch):
+    """"The name of the system table": scikit-learn's list drops "name" and "system", which a page is about."""
+    monkeypatch.setattr(text, "KEEP_CONTENT_WORDS", True)
+    assert terms("The name of the system table") == ("name", "system", "tabl")
+    assert terms("it seems to have become done") == ()  # copulas and auxiliaries stay stop words
+    assert written_words("Give the name; show the names")["name"] == 1
+    monkeypatch.setattr(text, "KEEP_CONTENT_WORDS", False)
+    assert terms("The name of the system table") == ("tabl",)
 
 
 def test_version_numbers_stay_whole():

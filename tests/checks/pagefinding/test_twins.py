@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from checks.pagefinding import finder
-from checks.pagefinding.twins import MAX_TWINS, are_twins, twins_of
+from checks.pagefinding.environment import Link
+from checks.pagefinding.twins import MAX_TWINS, VIEW_MIN_PAGES, ViewLinks, are_twins, twins_of
 
 from .sites import live_search, page, requested, serve_pages_and_fillers
 
@@ -71,6 +72,52 @@ def test_a_page_linking_more_pages_of_its_name_than_max_twins_is_a_listing_with_
 
 def test_generated_graphs_nodes_have_no_twins():
     assert twins_of(3, [4, 5]) == []
+
+
+def doxygen_class_page(number: int, members: int) -> list[Link]:
+    """A class page of a Doxygen site with numbered file names: the navigation, and its member list."""
+    return [
+        Link(target=f"{SITE}/index.html", label=(), text="Main Page"),
+        Link(target=f"{SITE}/annotated.html", label=(), text="Classes"),
+        Link(target=f"{SITE}/a{members:05}.html", label=(), text="List of all  members"),
+        Link(target=f"{SITE}/a00042_source.html#l{number}", label=(), text=str(number)),
+    ]
+
+
+def read_class_pages(views: ViewLinks, count: int) -> None:
+    for number in range(count):
+        views.add(f"{SITE}/a{1000 + 2 * number:05}.html", doxygen_class_page(number, 1001 + 2 * number))
+
+
+def test_a_text_every_page_of_a_kind_links_once_to_its_own_target_is_a_view_link():
+    """Doxygen's "List of all members" where file names are numbers: no URL names the member list a twin."""
+    views = ViewLinks()
+    read_class_pages(views, VIEW_MIN_PAGES)
+    page = f"{SITE}/a01000.html"
+    assert views.of(page, doxygen_class_page(0, 1001)) == [f"{SITE}/a01001.html"]
+    assert not are_twins(page, f"{SITE}/a01001.html")
+
+
+def test_navigation_line_numbers_and_too_few_pages_are_no_view_links():
+    views = ViewLinks()
+    read_class_pages(views, VIEW_MIN_PAGES - 1)
+    assert views.of(f"{SITE}/a01000.html", doxygen_class_page(0, 1001)) == []  # seen on too few pages
+    read_class_pages(views, VIEW_MIN_PAGES + 2)
+    found = views.of(f"{SITE}/a01000.html", doxygen_class_page(0, 1001))
+    assert f"{SITE}/index.html" not in found and f"{SITE}/annotated.html" not in found  # one target for all
+    assert not any("_source" in url for url in found)  # a line number is no text
+
+
+def test_a_text_a_page_repeats_is_a_list_not_its_view():
+    """Sphinx writes "[source]" beside each function of a module's page: those are its parts' sources."""
+    views = ViewLinks()
+    pages = [f"{SITE}/api/mod{n}.html" for n in range(VIEW_MIN_PAGES + 1)]
+    for n, url in enumerate(pages):
+        sources = [Link(target=f"{SITE}/_modules/mod{n}.html#f{k}", label=(), text="[source]") for k in (1, 2)]
+        views.add(url, sources if n == 0 else sources[:1])
+    assert views.of(pages[0], [Link(target=f"{SITE}/_modules/mod0.html#f1", label=(), text="[source]")]) == []
+    one = [Link(target=f"{SITE}/_modules/mod1.html#f1", label=(), text="[source]")]
+    assert views.of(pages[1], one) == [f"{SITE}/_modules/mod1.html#f1"]
 
 
 QUERY = "spindle ratchet flywheel gasket"
