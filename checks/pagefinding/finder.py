@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from .alphabet import alphabet_letters, filed_under, is_letter
 from .baselines import Settings
@@ -131,10 +130,6 @@ TWIN_READS = 6
 # On live sites the twins read before answering include the best pages' view links (twins.ViewLinks): the other
 # views a site's generator links from every page of a kind by one text, where URLs do not name them.
 VIEW_LINKS = False
-# A link into a folder of the site no page read is in leads to a part of it the search knows nothing of: among
-# links that name none of the query (a project's home page before its API reference), it is the one that opens
-# most, while a page beside those read is one more of their kind. Live sites only; 0 turns it off.
-NEW_SECTION_BONUS = 0.0
 # A page longer than the pages read holds more of a query's words by its length alone, and one far longer holds
 # most words of any query (Xerces-C's release archive, every release's notes on one page, 1.4 MB, held three of
 # four words of most API queries and ended those searches before the API reference): holding them there is no
@@ -213,14 +208,6 @@ SITE_COMMON_SHARE = 0.3
 OWN_WORDS_SURE = True
 
 
-def url_folder(url: Node) -> str:
-    """The folder of a page's URL: its site and path up to the last slash ("" for a generated graph's node)."""
-    if not isinstance(url, str):
-        return ""
-    parts = urlsplit(url)
-    return f"{parts.netloc}{parts.path.rpartition('/')[0]}"
-
-
 def hub_damped(topicality: float, links: int) -> float:
     """The share of a page's topicality each of its `links` (distinct targets) inherits: all of it up to
     HUB_LINKS links, less by the log of how many times more it has (HUB_LINKS' comment)."""
@@ -243,7 +230,6 @@ class Candidate:
     indexed: bool = False  # the site's search index knows this page's words: its score says what it holds
     sibling: bool = False  # linked beside a section that has its own search index: maybe another one
     other_letter: bool = False  # reached only by A-Z letters filing none of the query (OTHER_LETTERS_LAST)
-    folder: str | None = None  # the folder of the target's URL, for a link read on a live page
 
 
 class BestFirst:
@@ -286,7 +272,6 @@ class BestFirst:
         self.typed_words = frozenset(word.lower() for word in settings.query_text.split())
         self.digests: dict[Node, str] = {}  # each page read's text digest: one page under two URLs is one
         self.views = ViewLinks()  # the link texts of the pages read (VIEW_LINKS)
-        self.folders_read: set[str] = set()  # the folders of the pages read (NEW_SECTION_BONUS)
 
     # Rarity of a term among the pages and link texts seen so far: a term on every page guides nowhere.
     def idf(self, term: str) -> float:
@@ -542,11 +527,6 @@ class BestFirst:
             + (INDEX_BONUS if candidate.index_page else 0.0)
             + (SEARCH_WEIGHT * max(self.indexes_lack, SIBLING_FLOOR) if candidate.sibling else 0.0)
             + (FEEDBACK * self.topicality_of_link(candidate) if FEEDBACK else 0.0)
-            + (
-                NEW_SECTION_BONUS
-                if candidate.folder is not None and candidate.folder not in self.folders_read
-                else 0.0
-            )
             - DEPTH_PENALTY * candidate.depth
         )
 
@@ -589,8 +569,6 @@ class BestFirst:
                     link.target, node, link, depth + 1, handed, dict(tf), other_words=[other_words]
                 )
                 known.index_page = bool(set(link.label) & INDEX_WORDS) and set(link.label) <= INDEX_LABELS
-                if NEW_SECTION_BONUS and self.env.pages_titled:
-                    known.folder = url_folder(link.target)
                 known.other_letter = other_letter
                 self._index_knows(known)
                 continue
@@ -624,8 +602,6 @@ class BestFirst:
             self.title_df.update(frozenset(page.title_terms))
         if VIEW_LINKS and self.env.pages_titled:
             self.views.add(node, page.links)
-        if NEW_SECTION_BONUS and self.env.pages_titled:
-            self.folders_read.add(url_folder(node))
         self.relevance[node] = self.coverage(page)
         # What a page hands its links is how much it is about the query (its BM25, length-normalised), not
         # how many of the query's words it holds: a long page naming most of them once in passing (a header

@@ -14,7 +14,7 @@ def test_terms_drop_stop_words_and_stem():
 
 
 def test_words_that_name_things_are_kept_though_scikit_learns_list_drops_them(monkeypatch):
-    """"The name of the system table": scikit-learn's list drops "name" and "system", which a page is about."""
+    """ "The name of the system table": scikit-learn's list drops "name" and "system", which a page is about."""
     monkeypatch.setattr(text, "KEEP_CONTENT_WORDS", True)
     assert terms("The name of the system table") == ("name", "system", "tabl")
     assert terms("it seems to have become done") == ()  # copulas and auxiliaries stay stop words

@@ -113,7 +113,9 @@ def test_a_text_a_page_repeats_is_a_list_not_its_view():
     views = ViewLinks()
     pages = [f"{SITE}/api/mod{n}.html" for n in range(VIEW_MIN_PAGES + 1)]
     for n, url in enumerate(pages):
-        sources = [Link(target=f"{SITE}/_modules/mod{n}.html#f{k}", label=(), text="[source]") for k in (1, 2)]
+        sources = [
+            Link(target=f"{SITE}/_modules/mod{n}.html#f{k}", label=(), text="[source]") for k in (1, 2)
+        ]
         views.add(url, sources if n == 0 else sources[:1])
     assert views.of(pages[0], [Link(target=f"{SITE}/_modules/mod0.html#f1", label=(), text="[source]")]) == []
     one = [Link(target=f"{SITE}/_modules/mod1.html#f1", label=(), text="[source]")]
@@ -167,3 +169,49 @@ def test_without_twin_reads_the_search_stops_on_the_class_page(httpserver, monke
     _, result = live_search(httpserver.url_for("/"), QUERY, budget=60)
     assert result.found == httpserver.url_for("/api/widget.html")
     assert "/_modules/widget.html" not in requested(httpserver)
+
+
+MEMBERS_QUERY = "spindle ratchet flywheel gasket"
+
+
+def serve_numbered_doxygen_site(server) -> None:
+    """A Doxygen site whose files are numbers (SHORT_NAMES): the class list links four class pages, each linking
+    its member list as "List of all members". The Widget class names the query's words once each among many;
+    its member list (a00002) repeats them: the page the query was made from, whose URL names no twin. Thirty
+    pages whose links name a query word but which hold nothing outlast the search's patience."""
+    classes = {1: "Widget", 3: "Gadget", 5: "Sprocket", 7: "Lever"}
+    decoys = "".join(f"<li><a href='/p{n}.html'>gasket notes {n}</a></li>" for n in range(30))
+    pages = {
+        "/": page("Reference", f"<a href='/annotated.html'>Class list of spindle parts</a><ul>{decoys}</ul>"),
+        "/annotated.html": page(
+            "Class list",
+            "".join(f"<a href='/a{n:05}.html'>{name} (spindle part)</a> " for n, name in classes.items()),
+        ),
+    }
+    for n, name in classes.items():
+        words = "spindle ratchet flywheel gasket " if name == "Widget" else "spindle "
+        pages[f"/a{n:05}.html"] = page(
+            f"{name} class",
+            f"<p>The {name} {words}</p>"
+            + " ".join(f"{name.lower()}word{k}" for k in range(150))
+            + f" <a href='/a{n + 1:05}.html'>List of all members</a> <a href='/'>Main Page</a>",
+        )
+        members = " ".join(["spindle ratchet flywheel gasket"] * 6) if name == "Widget" else "turn"
+        pages[f"/a{n + 1:05}.html"] = page(f"{name} members", f"<p>{members}</p>")
+    serve_pages_and_fillers(server, pages)
+
+
+@pytest.mark.parametrize("view_links", [True, False])
+def test_the_search_reads_its_answers_view_link_where_urls_name_no_twin(httpserver, monkeypatch, view_links):
+    """With view links the member list is read before the search answers, and is the answer; without, the
+    search answers the class page and never asks for the list."""
+    monkeypatch.setattr(finder, "VIEW_LINKS", view_links)
+    serve_numbered_doxygen_site(httpserver)
+    _, result = live_search(httpserver.url_for("/"), MEMBERS_QUERY, budget=60)
+    members, widget = httpserver.url_for("/a00002.html"), httpserver.url_for("/a00001.html")
+    if view_links:
+        assert result.found == members
+        assert requested(httpserver).count("/a00002.html") == 1
+    else:
+        assert result.found == widget
+        assert "/a00002.html" not in requested(httpserver)
