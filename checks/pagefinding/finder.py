@@ -128,7 +128,10 @@ TWIN_RANKS = 3
 ANSWERABLE_TO_STOP = True
 TWIN_READS = 6
 # On live sites the twins read before answering include the best pages' view links (twins.ViewLinks): the other
-# views a site's generator links from every page of a kind by one text, where URLs do not name them.
+# views a site's generator links from every page of a kind by one text, where URLs do not name them. Off:
+# measured on the 65 case sets of issue 19 (session 15, paired) 0.803 / 0.889 / 28 -> 0.803 / 0.891 / 29. It finds
+# pqxx's numbered member lists (+2), and loses Javadoc targets to the siblings its "Tree" and "Next Class" links
+# read (Commons Codec, Collections): +3 -3 answered, +3 -1 in the top 3.
 VIEW_LINKS = False
 # A page longer than the pages read holds more of a query's words by its length alone, and one far longer holds
 # most words of any query (Xerces-C's release archive, every release's notes on one page, 1.4 MB, held three of
