@@ -20,17 +20,34 @@ from tests.sites.sitebuilder import html, serve_site
 REPO = Path(__file__).resolve().parents[2]
 
 
-def command_line_env(tmp_path: Path) -> dict[str, str]:
-    """The environment of `manage.py` run as a user runs it, on a migrated SQLite database of its own."""
-    env = {
+def never_migrated_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of `manage.py` run as a user runs it, on a SQLite file of its own nobody has migrated."""
+    return {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "webaudit.settings",
         "WEBAUDIT_VAR_DIR": str(tmp_path),
         "WEBAUDIT_ALLOWED_NETWORKS": "127.0.0.0/8",
         "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
     }
+
+
+def command_line_env(tmp_path: Path) -> dict[str, str]:
+    """The environment of `manage.py` run as a user runs it, on a migrated SQLite database of its own."""
+    env = never_migrated_env(tmp_path)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=REPO, env=env, check=True)
     return env
+
+
+def manage(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess:
+    """`manage.py ARGUMENTS` in its own process, its output captured."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *arguments],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.django_db
@@ -104,15 +121,7 @@ def test_audit_rejects_bad_arguments_with_a_clear_error_and_exit_status_2(argume
 
 def test_audit_json_to_stdout_is_valid_json(httpserver, tmp_path):
     root = serve_site(httpserver, {"/": html("Home")})
-    env = command_line_env(tmp_path)
-    done = subprocess.run(
-        [sys.executable, "manage.py", "audit", root, "--json", "-"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = manage(command_line_env(tmp_path), "audit", root, "--json", "-")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["pages"][0]["title"] == "Home"
 
@@ -284,20 +293,8 @@ def test_a_reader_that_stops_early_ends_the_command_quietly_with_the_status_of_s
 )
 def test_a_command_on_a_database_never_migrated_says_to_migrate_in_one_line(tmp_path, arguments):
     """A new user who skips `migrate` is told what to run, not shown a traceback about a missing table."""
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-        "WEBAUDIT_VAR_DIR": str(tmp_path),
-        "DATABASE_URL": f"sqlite:///{tmp_path}/never-migrated.sqlite3",
-    }
-    done = subprocess.run(
-        [sys.executable, "manage.py", *arguments],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    env = never_migrated_env(tmp_path)
+    done = manage(env, *arguments)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "no such table" not in done.stderr, done.stderr
     assert "run `manage.py migrate` first" in done.stderr
@@ -310,20 +307,7 @@ def test_a_command_that_needs_no_database_runs_where_none_was_set_up(tmp_path):
     from tests.mwim.test_ce_limits import image_only
 
     (tmp_path / "a.ce").write_bytes(encode(image_only()))
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "webaudit.settings",
-        "WEBAUDIT_VAR_DIR": str(tmp_path),
-        "DATABASE_URL": f"sqlite:///{tmp_path}/never-migrated.sqlite3",
-    }
-    command = [
-        sys.executable,
-        "manage.py",
-        "ce_report",
-        str(tmp_path / "a.ce"),
-        "-o",
-        str(tmp_path / "a.html"),
-    ]
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    env = never_migrated_env(tmp_path)
+    done = manage(env, "ce_report", str(tmp_path / "a.ce"), "-o", str(tmp_path / "a.html"))
     assert done.returncode == 0, done.stderr
     assert "0 tokens" in (tmp_path / "a.html").read_text()

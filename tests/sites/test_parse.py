@@ -1,6 +1,10 @@
 """HTML parsing: links with their text, base href, canonical, meta robots, and malformed input."""
 
+from pathlib import Path
+
 from sites.crawler.parse import parse_html, robots_directives
+
+FRAMESET = Path(__file__).resolve().parents[1] / "data" / "html" / "javadoc8-frameset.html"
 
 
 def test_links_come_with_anchor_text_and_images_with_alt():
@@ -21,13 +25,7 @@ def test_links_come_with_anchor_text_and_images_with_alt():
 def test_a_frameset_page_links_the_pages_of_its_frames():
     """Javadoc before 9 writes its home page as a frameset: without its frames a crawl ends on it."""
     page = parse_html(
-        b"<html><head><title>API</title></head>"
-        b"<frameset cols='20%,80%'><frameset rows='30%,70%'>"
-        b"<frame src='overview-frame.html' name='packageListFrame' title='All Packages'>"
-        b"<frame src='allclasses-frame.html' name='packageFrame'></frameset>"
-        b"<frame src='overview-summary.html' name='classFrame'>"
-        b"<noframes><p>Link to <a href='overview-summary.html'>Non-frame version</a>.</p></noframes>"
-        b"</frameset></html>",
+        FRAMESET.read_bytes(),
         url="http://example.com/api/index.html",
     )
     assert [(link.url, link.text, link.tag) for link in page.links][:3] == [

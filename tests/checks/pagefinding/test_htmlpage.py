@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from checks.pagefinding import htmlpage
 from checks.pagefinding.htmlpage import link_terms, read_page
 from checks.pagefinding.text import camel_parts, terms
 from sites.crawler.parse import parse_document
 
 URL = "http://site.test/dir/page.html"
+FRAMESET = Path(__file__).resolve().parents[2] / "data" / "html" / "javadoc8-frameset.html"
 
 
 def read(html: bytes):
@@ -33,15 +36,7 @@ def test_links_carry_their_text_and_the_text_of_their_paragraph():
 
 def test_a_frameset_page_leads_on_through_its_frames():
     """The parser drops <noframes> (its link to the non-frame version): the frames are the way on."""
-    page = read(
-        b"<html><head><title>API</title></head>"
-        b"<frameset cols='20%,80%'><frameset rows='30%,70%'>"
-        b"<frame src='overview-frame.html' name='packageListFrame' title='All Packages'>"
-        b"<frame src='allclasses-frame.html' name='packageFrame'></frameset>"
-        b"<frame src='overview-summary.html' name='classFrame'>"
-        b"<noframes><p>Link to <a href='overview-summary.html'>Non-frame version</a>.</p></noframes>"
-        b"</frameset></html>"
-    )
+    page = read(FRAMESET.read_bytes())
     assert [(link.url, link.text) for link in page.links] == [
         ("http://site.test/dir/overview-frame.html", "All Packages"),
         ("http://site.test/dir/allclasses-frame.html", "packageFrame"),
