@@ -42,6 +42,16 @@ def test_an_iframe_is_a_link_to_the_page_it_shows():
     assert [(link.url, link.text) for link in page.links] == [("http://e.com/map.html", "Where we are")]
 
 
+def test_frames_that_show_no_page_are_no_links():
+    """Doxygen's search box writes `<iframe src="javascript:void(0)">` on every page; a frame may have no source."""
+    page = parse_html(
+        b"<iframe src='javascript:void(0)' name='MSearchResults'></iframe><iframe></iframe>"
+        b"<frame src=''><iframe src='http://[::1'></iframe><a href='/a'>a</a>",
+        url="http://e.com/",
+    )
+    assert [link.url for link in page.links] == ["http://e.com/a"]
+
+
 def test_base_href_changes_where_relative_links_point():
     page = parse_html(
         b'<head><base href="http://cdn.example.org/root/"></head><a href="x">x</a>',
